@@ -1,0 +1,99 @@
+/**
+ * Every setting the relay reads, with its default, parsed once per environment object.
+ * Routes read `config(env)` instead of `env.X` so defaults and number parsing live in one
+ * place and a missing variable never turns into NaN or undefined deep inside a handler.
+ */
+
+export type RegistrationMode = "open" | "secret" | "closed";
+
+export interface Config {
+  development: boolean;
+  apiOrigin: string;
+  appsDomain: string;
+  mailFrom: string;
+  registrationMode: RegistrationMode;
+  registrationSecret: string | null;
+  minCliVersion: string | null;
+  operatorEmails: string[];
+  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number };
+  maxJsonBodyBytes: number;
+  limits: Record<string, number>;
+  flags: Record<string, boolean>;
+}
+
+type RawEnv = Record<string, unknown>;
+
+const numberDefaults: Record<string, number> = {
+  MAX_APPS_PER_ACCOUNT: 100, MAX_ROWS_PER_APP: 1000, MAX_STORAGE_BYTES_PER_APP: 52_428_800,
+  MAX_COLLECTIONS_PER_APP: 50, MAX_EMBEDS: 50, MAX_EXTERNAL_HOSTS: 50, MAX_CONNECTIONS_PER_APP: 20,
+  BATCH_MAX_ROWS: 100, MAX_ROW_DATA_BYTES: 65_536, MAX_DOCUMENT_ROW_DATA_BYTES: 262_144,
+  MAX_DOCUMENT_BYTES: 2_097_152, MAX_MANIFEST_BYTES: 262_144, MAX_SCHEMA_BYTES: 65_536,
+  MAX_APP_ASSETS: 50, MAX_BLOB_BYTES: 5_000_000, MAX_MEDIA_BLOB_BYTES: 50_000_000,
+  MAX_ATTACHMENT_BYTES: 5_000_000, MAX_BLOBS_PER_APP_BYTES: 104_857_600,
+  MAX_BLOBS_PER_ACCOUNT_BYTES: 5_368_709_120, MAX_TASTE_BYTES: 16_384, MAX_EVENT_DATA_BYTES: 65_536,
+  MAX_ARTIFACT_BYTES: 5_242_880, FEED_PAGE_MAX: 1000, INGEST_MAX_BODY_BYTES: 65_536, INGEST_MAX_HOOKS: 10,
+  INGEST_BACKFILL_MAX_BODIES: 500, WEBHOOKS_MAX_ATTEMPTS: 6, WEBHOOKS_APP_HOURLY_CAP: 500,
+  WEBHOOKS_DELIVERY_RETENTION_DAYS: 30, WEBHOOKS_DELIVERY_MAX_PER_APP: 1000,
+  WEBHOOKS_FAILURE_NOTIFY_WINDOW_SECONDS: 3600, SCHEDULES_MAX_RULES: 10,
+  SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
+  ANON_UPLOAD_MAX_BYTES: 5_000_000, ANON_BYTES_PER_APP: 50_000_000, ANON_UPLOADS_PER_IP_PER_APP_DAY: 20,
+  AGENT_TASKS_LEASE_SECONDS: 900,
+};
+
+const flagDefaults: Record<string, boolean> = {
+  WEBHOOKS_ENABLED: true, SCHEDULES_ENABLED: true, NOTIFY_EXTERNAL_ENABLED: false,
+  NOTIFY_INAPP_ENABLED: false, NOTIFY_PUSH_ENABLED: false, BLOB_ENCRYPT_AT_REST: false,
+};
+
+function str(env: RawEnv, name: string): string | undefined {
+  const value = env[name];
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+function num(env: RawEnv, name: string, fallback: number): number {
+  const parsed = Number(str(env, name));
+  return Number.isFinite(parsed) && parsed >= 0 ? parsed : fallback;
+}
+
+function flag(env: RawEnv, name: string, fallback: boolean): boolean {
+  const value = str(env, name);
+  return value === undefined ? fallback : value === "true" || value === "1";
+}
+
+function parseRegistrationMode(value: string | undefined, development: boolean): RegistrationMode {
+  if (value === "open" || value === "secret" || value === "closed") return value;
+  return development ? "open" : "closed";
+}
+
+const cache = new WeakMap<object, Config>();
+
+export function config(env: object): Config {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const raw = env as RawEnv;
+  const development = str(raw, "RELAY_ENV") === "development";
+  const built: Config = {
+    development,
+    apiOrigin: (str(raw, "API_ORIGIN") ?? "http://localhost:8787").replace(/\/+$/, ""),
+    appsDomain: str(raw, "APPS_DOMAIN") ?? "localhost:8787",
+    mailFrom: str(raw, "MAIL_FROM") ?? "relay@localhost",
+    registrationMode: parseRegistrationMode(str(raw, "REGISTRATION_MODE"), development),
+    registrationSecret: str(raw, "REGISTRATION_SECRET") ?? null,
+    minCliVersion: str(raw, "MIN_CLI_VERSION") ?? null,
+    operatorEmails: (str(raw, "COMMUNITY_REVIEW_OPERATOR_EMAILS") ?? "")
+      .split(",").map((e) => e.trim().toLowerCase()).filter(Boolean),
+    rateLimit: {
+      windowSeconds: num(raw, "RATE_LIMIT_WINDOW_SECONDS", 60),
+      register: num(raw, "RATE_LIMIT_REGISTER", 10),
+      deviceCode: num(raw, "RATE_LIMIT_DEVICE_CODE", 10),
+      deviceToken: num(raw, "RATE_LIMIT_DEVICE_TOKEN", 60),
+      requestLink: num(raw, "RATE_LIMIT_REQUEST_LINK", 5),
+      claim: num(raw, "RATE_LIMIT_CLAIM", 10),
+    },
+    maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
+    limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
+    flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),
+  };
+  cache.set(env, built);
+  return built;
+}

@@ -1,0 +1,31 @@
+/**
+ * The per-IP limiter for unauthenticated identity routes: a fixed window counter in D1,
+ * one upsert per request. Accurate across isolates (unlike an in-memory counter) and
+ * cheap enough for routes that are called a handful of times per agent.
+ */
+import { RelayError } from "../errors";
+
+export async function hitRateLimit(
+  env: { DB: D1Database },
+  bucket: string,
+  limit: number,
+  windowSeconds: number,
+  now = Date.now(),
+): Promise<void> {
+  if (limit <= 0) return;
+  const windowMs = windowSeconds * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const row = await env.DB.prepare(
+    `INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (?1, ?2, 1)
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = hits + 1 RETURNING hits`,
+  ).bind(bucket, windowStart).first<{ hits: number }>();
+  if ((row?.hits ?? 0) > limit) {
+    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    throw new RelayError("rate_limited", `Too many requests from this address; try again in ${retryAfter} s.`, { retry_after: retryAfter, limit }, { "Retry-After": String(retryAfter) });
+  }
+}
+
+/** Old windows are dead weight; the cron sweep drops them. */
+export async function sweepRateLimits(env: { DB: D1Database }, olderThanMs: number, now = Date.now()): Promise<void> {
+  await env.DB.prepare("DELETE FROM rate_limit_windows WHERE window_start < ?1").bind(now - olderThanMs).run();
+}

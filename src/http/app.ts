@@ -1,0 +1,68 @@
+/**
+ * The API origin's Hono app: mounts every route module, renders every failure as the
+ * catalogue envelope, and answers unknown paths with 404 `not_found` and known paths
+ * under the wrong verb with 405 `method_not_allowed` plus `Allow`.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { RelayError, errorBody } from "../errors";
+import { config } from "../config";
+import { allowedMethods } from "./routes";
+import type { AppContext, AppEnv } from "./types";
+import { cliVersionGate } from "./middleware/cli-version";
+import { registerRoutes } from "./v1/register";
+import { deviceRoutes } from "./v1/device";
+import { agentRoutes } from "./v1/agents";
+import { humanAuthRoutes } from "./v1/human-auth";
+import { selfRoutes } from "./v1/self";
+import { docsRoutes } from "./docs";
+import { devMailRoutes } from "./dev-mail";
+import { skillRoutes } from "./skill";
+import { consoleRoutes } from "./console/routes";
+
+export function renderError(c: AppContext, err: RelayError): Response {
+  const res = c.json(errorBody(err, config(c.env).apiOrigin), err.status as 400);
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.headers.set(name, value);
+  return res;
+}
+
+function toRelayError(err: unknown): RelayError {
+  if (err instanceof RelayError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new RelayError("payload_too_large", err.message || undefined);
+    if (err.status >= 400 && err.status < 500) return new RelayError("invalid_request", err.message || undefined);
+  }
+  return new RelayError("internal_error");
+}
+
+export function buildApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("/v1/*", cliVersionGate);
+
+  registerRoutes(app);
+  deviceRoutes(app);
+  agentRoutes(app);
+  humanAuthRoutes(app);
+  selfRoutes(app);
+  docsRoutes(app);
+  devMailRoutes(app);
+  skillRoutes(app);
+  consoleRoutes(app);
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      return renderError(c, new RelayError("method_not_allowed", `${c.req.method} is not supported on ${path}; use ${allow.join(", ")}.`,
+        { method: c.req.method, allow }, { Allow: allow.join(", ") }));
+    }
+    return renderError(c, new RelayError("not_found", `Nothing exists at ${path}.`, { path }));
+  });
+
+  app.onError((err, c) => {
+    const relayError = toRelayError(err);
+    if (relayError.code === "internal_error") console.error("unhandled error", err);
+    return renderError(c as AppContext, relayError);
+  });
+  return app;
+}

@@ -1,0 +1,60 @@
+/**
+ * Who is calling. `requireAgent` resolves `Authorization: Bearer svc_…` into an
+ * AgentPrincipal (401 `unauthorized` with no credential, `invalid_api_key` for an
+ * unknown, revoked or paused key — a paused key stops on the very next request).
+ * `requireHuman` resolves the session cookie and applies the CSRF origin check to every
+ * mutating request that rides on it.
+ */
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { RelayError } from "../../errors";
+import { findAgentByKey, touchKey } from "../../db/agents";
+import { findSession } from "../../db/humans";
+import type { AppContext, AppEnv, HumanPrincipal } from "../types";
+import { assertSameOrigin } from "./csrf";
+
+export const SESSION_COOKIE = "relay_session";
+const TOUCH_AFTER_MS = 60_000;
+
+export function bearerToken(c: AppContext): string | null {
+  const header = c.req.header("authorization");
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : "";
+}
+
+export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearerToken(c);
+  if (token === null) throw new RelayError("unauthorized", "This route needs `Authorization: Bearer <api-key>`.");
+  if (!token.startsWith("svc_")) throw new RelayError("invalid_api_key", "The Authorization header does not carry an agent key (svc_…).");
+  const found = await findAgentByKey(c.env, token);
+  if (!found.ok) {
+    const message = {
+      unknown: "This API key is not known to the relay.",
+      revoked: "This API key was revoked.",
+      paused: "This agent's key is paused by its owner.",
+    }[found.reason];
+    throw new RelayError("invalid_api_key", message, { reason: found.reason });
+  }
+  const { agent, key } = found;
+  c.set("agent", { kind: "agent", agentId: agent.id, keyId: key.id, keyPrefix: key.keyPrefix, name: agent.name, ownerHumanId: agent.ownerHumanId });
+  if (!key.lastUsedAt || Date.now() - Date.parse(key.lastUsedAt) > TOUCH_AFTER_MS) {
+    c.executionCtx.waitUntil(touchKey(c.env, key.id));
+  }
+  await next();
+};
+
+export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return null;
+  const found = await findSession(c.env, token);
+  return found ? { kind: "human", humanId: found.human.id, sessionId: found.sessionId, email: found.human.email } : null;
+}
+
+export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const human = await resolveHuman(c);
+  if (!human) throw new RelayError("unauthorized", "This route needs a signed-in session; sign in through the console first.");
+  assertSameOrigin(c);
+  c.set("human", human);
+  await next();
+};

@@ -1,0 +1,112 @@
+/**
+ * The route registry. Every `/v1` route is declared once with `defineRoute`: its zod
+ * schemas validate the request at the edge AND generate `/v1/openapi.json`, so the
+ * documentation cannot drift from what the relay accepts. The registry also answers
+ * 405 with `Allow` for a known path under the wrong verb.
+ */
+import type { Hono, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { RelayError } from "../errors";
+import type { AppContext, AppEnv } from "./types";
+import { readJsonBody } from "./body";
+import { requireAgent, requireHuman } from "./middleware/auth";
+import { rateLimit } from "./middleware/rate-limit";
+import type { Config } from "../config";
+
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+export type AuthKind = "none" | "agent" | "human" | "registration";
+
+export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthKind;
+  body?: B;
+  /** true: an empty body is read as `{}`. */
+  bodyOptional?: boolean;
+  query?: Q;
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  /** HTML pages and other non-API routes stay out of the OpenAPI document. */
+  hidden?: boolean;
+  /** Per-IP limiter bucket applied before anything else. */
+  rateLimit?: keyof Omit<Config["rateLimit"], "windowSeconds">;
+}
+
+export type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+export interface RegisteredRoute {
+  spec: RouteSpec<z.ZodType | undefined, z.ZodType | undefined>;
+  pattern: RegExp;
+}
+
+const registered: RegisteredRoute[] = [];
+
+export function registeredRoutes(): readonly RegisteredRoute[] {
+  return registered;
+}
+
+function pathPattern(path: string): RegExp {
+  const source = path.replace(/[.+*?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
+  return new RegExp(`^${source}/?$`);
+}
+
+/** Turns zod issues into the `details` of an `invalid_request` error. */
+export function validationDetails(issues: z.core.$ZodIssue[], where: "body" | "query"): Record<string, unknown> {
+  const list = issues.map((issue) => {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+    const path = [...issue.path, ...(keys.length === 1 ? keys : [])].map(String).join(".");
+    return { field: path || where, message: issue.message };
+  });
+  return { field: list[0]?.field ?? where, issues: list };
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "query"): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const details = validationDetails(result.error.issues, where);
+    throw new RelayError("invalid_request", `Invalid ${where}: ${details.field} — ${result.error.issues[0]?.message ?? "invalid"}`, details);
+  }
+  return result.data;
+}
+
+export function defineRoute<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(
+  app: Hono<AppEnv>,
+  spec: RouteSpec<B, Q>,
+  handler: (c: AppContext, input: { body: Infer<B>; query: Infer<Q> }) => Response | Promise<Response>,
+): void {
+  registered.push({ spec: spec as RegisteredRoute["spec"], pattern: pathPattern(spec.path) });
+  const guards: MiddlewareHandler<AppEnv>[] = [
+    ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
+    ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : []),
+  ];
+  const handle: MiddlewareHandler<AppEnv> = async (c) => {
+    const query = spec.query ? parseWith(spec.query, Object.fromEntries(new URL(c.req.url).searchParams), "query") : undefined;
+    let body: unknown;
+    if (spec.body) {
+      const raw = await readJsonBody(c, spec.bodyOptional ?? false);
+      body = parseWith(spec.body, raw ?? {}, "body");
+    }
+    return handler(c as AppContext, { body: body as Infer<B>, query: query as Infer<Q> });
+  };
+  app.on([spec.method.toUpperCase()], [spec.path], ...guards, handle);
+}
+
+/**
+ * Records a route that is not a JSON API route (console pages, form posts) so it still
+ * takes part in the 405 answer, without appearing in the OpenAPI document.
+ */
+export function notePageRoute(method: Method, path: string): void {
+  registered.push({
+    spec: { method, path, summary: "", tag: "console", auth: "none", responses: {}, hidden: true },
+    pattern: pathPattern(path),
+  });
+}
+
+/** Methods registered for a path, for the 405 answer; empty when the path is unknown. */
+export function allowedMethods(path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of registered) if (route.pattern.test(path)) methods.add(route.spec.method.toUpperCase());
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods];
+}

@@ -1,0 +1,55 @@
+/**
+ * Outbound mail behind one interface. In development mode every message lands in the
+ * relay's own outbox (readable at /__dev/mail) and nothing leaves the machine; in
+ * production it goes through Cloudflare's `send_email` binding.
+ */
+import { devMail } from "../db/schema";
+import { db } from "../db/client";
+import { config } from "../config";
+import { newId, nowIso } from "../auth/tokens";
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+export function devOutbox(env: { DB: D1Database }): Mailer {
+  return {
+    async send(message) {
+      await db(env).insert(devMail).values({ id: newId("m"), ...message, createdAt: nowIso() });
+    },
+  };
+}
+
+/** Builds a minimal RFC 5322 message with text and HTML parts for the send_email binding. */
+export function rawMime(from: string, message: MailMessage, boundary = `b${crypto.randomUUID()}`): string {
+  const header = (s: string) => s.replace(/[\r\n]+/g, " ");
+  return [
+    `From: ${header(from)}`, `To: ${header(message.to)}`, `Subject: ${header(message.subject)}`,
+    `Message-ID: <${crypto.randomUUID()}@${from.split("@")[1] ?? "relay"}>`, `Date: ${new Date().toUTCString()}`,
+    "MIME-Version: 1.0", `Content-Type: multipart/alternative; boundary="${boundary}"`, "",
+    `--${boundary}`, "Content-Type: text/plain; charset=utf-8", "", message.text, "",
+    `--${boundary}`, "Content-Type: text/html; charset=utf-8", "", message.html, "",
+    `--${boundary}--`, "",
+  ].join("\r\n");
+}
+
+export function cloudflareMail(env: { MAIL: SendEmail }, from: string): Mailer {
+  return {
+    async send(message) {
+      const { EmailMessage } = await import("cloudflare:email");
+      await env.MAIL.send(new EmailMessage(from, message.to, rawMime(from, message)));
+    },
+  };
+}
+
+export function mailer(env: Env): Mailer {
+  const cfg = config(env);
+  return cfg.development ? devOutbox(env) : cloudflareMail(env, cfg.mailFrom);
+}

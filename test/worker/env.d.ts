@@ -1,0 +1,6 @@
+// Test-only bindings added by vitest.config.mts.
+declare namespace Cloudflare {
+  interface Env {
+    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+  }
+}

@@ -1,0 +1,49 @@
+// Two test projects: "worker" runs inside workerd with real D1, DO, R2 and Queues
+// (vitest Workers pool); "node" runs the real CLI and real Chromium against a relay
+// that the global setup starts with `wrangler dev` on a free local port.
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+import { fileURLToPath } from "node:url";
+
+const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url)));
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            main: "./workers/relay.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: migrations,
+                RELAY_ENV: "development",
+                API_ORIGIN: "http://localhost:8787",
+                APPS_DOMAIN: "localhost:8787",
+                REGISTRATION_MODE: "open",
+                MIN_CLI_VERSION: "0.1.0",
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts", "test/unit/**/*.test.ts"],
+          setupFiles: ["./test/worker/setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts"],
+          globalSetup: ["./test/support/relay-global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
