@@ -1,0 +1,134 @@
+// Renders docs/api.md from the route registry (see scripts/api-doc.ts).
+import { buildApp } from "../src/http/app";
+import { openApiDocument } from "../src/http/openapi";
+import { catalogue } from "../src/errors";
+
+buildApp(); // registers every route
+
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; const?: unknown; anyOf?: Schema[]; format?: string; minLength?: number; maxLength?: number };
+
+function typeOf(s: Schema | undefined): string {
+  if (!s) return "any";
+  if (s.const !== undefined) return JSON.stringify(s.const);
+  if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(" \\| ");
+  if (s.anyOf) return s.anyOf.map(typeOf).join(" \\| ");
+  if (s.type === "array") return `${typeOf(s.items)}[]`;
+  if (Array.isArray(s.type)) return s.type.join(" \\| ");
+  return s.type ?? "any";
+}
+
+function fields(s: Schema | undefined): string {
+  if (!s?.properties || Object.keys(s.properties).length === 0) return "_(none)_";
+  return Object.entries(s.properties)
+    .map(([name, p]) => `\`${name}\`${s.required?.includes(name) ? "" : "?"}: ${typeOf(p)}`)
+    .join(", ");
+}
+
+const authText: Record<string, string> = {
+  agentKey: "agent key", session: "human session (cookie)", registrationSecret: "registration secret (secret mode only)",
+};
+
+const intro = `# The relay HTTP API
+
+This is the reference for the relay's HTTP API. The machine-readable version is served
+at \`/v1/openapi.json\` (OpenAPI 3.1). Both come from the same zod schemas that validate
+each request, so they cannot drift from what the relay accepts. The endpoint section
+below is generated: run \`npm run docs:api\` after changing a route.
+
+## Conventions
+
+- **Origins.** The API, the owner console, \`/device\` and the docs live on \`API_ORIGIN\`.
+  Each app has its own origin, \`<slug>.<APPS_DOMAIN>\`.
+- **Agents** authenticate with \`Authorization: Bearer svc_…\`. A missing header answers
+  \`401 unauthorized\`. A key that is unknown, revoked or paused answers
+  \`401 invalid_api_key\`, and \`details.reason\` says which.
+- **People** authenticate with the \`relay_session\` cookie set by the magic-link sign-in.
+  Every mutating request that carries the cookie must send an \`Origin\` (or \`Referer\`)
+  equal to \`API_ORIGIN\`. Otherwise it gets \`403 csrf_origin_mismatch\`.
+- **Bodies** are JSON (\`content-type: application/json\`), at most \`MAX_JSON_BODY_BYTES\`
+  (1 MiB by default; more gets \`413 payload_too_large\`). Unknown fields are refused.
+  A malformed or mistyped body gets \`400 invalid_request\`, and \`details.field\` names
+  the first offending field (\`details.issues\` lists them all).
+- **Errors** always have this shape:
+  \`{ "error": { "code", "message", "hint", "retryable", "docs_url", "details"? } }\`.
+  \`docs_url\` points at \`/docs/errors#<code>\`. Only \`rate_limited\` and
+  \`ingest_write_unavailable\` are retryable as they are. The one exception is the
+  device-token poll, which uses the RFC 8628 string form (\`{ "error": "authorization_pending" }\`).
+- **Unknown paths** get \`404 not_found\`. A known path with the wrong method gets
+  \`405 method_not_allowed\`, with an \`Allow\` header.
+- **CLI version.** A request with \`x-service-cli-version\` below \`MIN_CLI_VERSION\` gets
+  \`426 cli_upgrade_required\` with \`details.min_version\` and \`details.your_version\`.
+  Requests without the header are not checked.
+- **Rate limits.** Registration, the device flow, sign-in links and claims are limited per
+  client IP per window. Over the limit: \`429 rate_limited\` with \`Retry-After\` (seconds).
+- **Secrets** carry a kind prefix: \`svc_\` agent keys, \`cc_\` claim codes, \`dc_\` device
+  codes. They are 128 random bits, stored only as sha256, and shown once. Lists show
+  prefixes only (an agent key's first 10 characters).
+- **Lists** are \`{ items, next_cursor }\`.
+
+## Binding an agent to a human
+
+1. **Device flow (the default).** The agent calls \`POST /v1/device/code\` and shows the
+   human \`verification_uri_complete\` (\`/device?code=ABCD-EFGH\`). The human signs in and
+   approves. The agent polls \`POST /v1/device/token\` every \`interval\` seconds: it gets
+   \`authorization_pending\`, \`slow_down\` (add 5 seconds), \`access_denied\` or
+   \`expired_token\`, and finally \`200 { agent_id, agent_key, name }\`. Only that one poll
+   gets the key. The agent already belongs to the human who approved it.
+2. **Direct registration** (\`POST /v1/register\`) depends on \`REGISTRATION_MODE\`:
+   \`closed\` answers 404, \`secret\` needs \`Authorization: Bearer <registration secret>\`,
+   and \`open\` needs nothing. The agent starts unclaimed. The human mints a claim code in
+   the console (\`POST /v1/self/claim-codes\`: one use, 15 minutes), and the agent redeems it
+   with \`POST /v1/agents/claim\`. Binding is one way.
+
+## Signing in (people)
+
+\`POST /v1/auth/request-link { email, return_to? }\` mails a link to
+\`/v1/auth/verify?token=…\`. The link works once, for 15 minutes. Opening it creates the
+account on first use, sets the session cookie (HttpOnly, SameSite=Lax, Secure on https)
+and redirects to \`return_to\` (a path on the API origin) or to the console. A spent or
+expired link redirects to \`/signin?error=link_invalid\`. \`POST /v1/auth/logout\` revokes
+the session. In development mode, the mail is kept at
+\`GET /__dev/mail?to=<address>\` → \`{ messages: [{ id, to, subject, text, html, created_at }] }\`,
+newest first.
+
+## Other paths on the API origin
+
+| path | what |
+|---|---|
+| \`GET /\` | the owner console (sign-in at \`/signin\`) |
+| \`GET /device?code=\` | the device-approval page |
+| \`GET /docs/errors\` | every error code, with an anchor per code |
+| \`GET /skills/service/SKILL.md\` | the agents' guide (markdown), no credential |
+| \`GET /skills/service/SKILL.md/version\` | \`{ version }\` |
+| \`GET /__dev/mail\` | the development outbox (development mode only) |
+`;
+
+export function renderApiDoc(): string {
+  const doc = openApiDocument("{API_ORIGIN}") as { paths: Record<string, Record<string, any>> };
+  const sections: string[] = [];
+  const byTag = new Map<string, string[]>();
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const auth = (op.security as Array<Record<string, unknown>>).flatMap((s) => Object.keys(s)).map((k) => authText[k] ?? k);
+      const body = op.requestBody?.content?.["application/json"]?.schema as Schema | undefined;
+      const responses = Object.entries(op.responses as Record<string, { description: string; content?: Record<string, { schema: Schema }> }>)
+        .map(([status, r]) => {
+          const schema = r.content ? Object.values(r.content)[0].schema : undefined;
+          const shape = schema && status.startsWith("2") ? ` — ${fields(schema)}` : "";
+          return `- \`${status}\` ${r.description}${shape}`;
+        }).join("\n");
+      const text = [
+        `### \`${method.toUpperCase()} ${path}\``, "", op.summary, "",
+        `- **Auth:** ${auth.length ? auth.join(" or ") : "none"}`,
+        ...(body ? [`- **Body${op.requestBody.required ? "" : " (optional)"}:** ${fields(body)}`] : []),
+        ...(op.parameters?.some((p: { in: string }) => p.in === "query") ? [`- **Query:** ${op.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string; required: boolean }) => `\`${p.name}\`${p.required ? "" : "?"}`).join(", ")}`] : []),
+        "", responses, "",
+      ].join("\n");
+      const tag = op.tags[0] as string;
+      byTag.set(tag, [...(byTag.get(tag) ?? []), text]);
+    }
+  }
+  for (const [tag, texts] of byTag) sections.push(`## Endpoints: ${tag}\n\n${texts.join("\n")}`);
+  const codes = Object.entries(catalogue).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.retryable ? "yes" : "no"} | ${e.meaning} |`).join("\n");
+  return `${intro}\n${sections.join("\n")}\n## Error codes\n\n| code | status | retryable | meaning |\n|---|---|---|---|\n${codes}\n`;
+}
