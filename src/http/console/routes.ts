@@ -1,7 +1,31 @@
 /**
- * The owner console (placeholder wiring; the pages are built in console/*.tsx).
+ * Mounts the owner console: server-rendered HTML pages on the API origin that work
+ * without JavaScript. Each page module declares its routes through `route`, which
+ * records them in the route registry (so the relay knows their verbs) and wraps them so
+ * failures, CSRF refusals and wrong verbs answer as HTML pages, not JSON.
  */
 import type { Hono } from "hono";
-import type { AppEnv } from "../types";
+import type { AppContext, AppEnv } from "../types";
+import { notePageRoute, type Method } from "../routes";
+import { methodNotAllowed, page } from "./page";
+import { signInPages } from "./signin";
+import { homePages } from "./home";
+import { claimCodePages } from "./claim-code";
+import { devicePages } from "./device";
 
-export function consoleRoutes(_app: Hono<AppEnv>): void {}
+export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
+
+export function consoleRoutes(app: Hono<AppEnv>): void {
+  const paths = new Set<string>();
+  const route: PageRoute = (method, path, handler) => {
+    notePageRoute(method, path);
+    app.on(method.toUpperCase(), path, page(handler));
+    paths.add(path);
+  };
+  signInPages(route);
+  homePages(route);
+  claimCodePages(route);
+  devicePages(route);
+  // Registered after every real handler, so only the verbs a path lacks land here.
+  for (const path of paths) app.all(path, methodNotAllowed);
+}
