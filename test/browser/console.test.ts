@@ -160,5 +160,11 @@ describe("owner console in Chromium", () => {
     const row = page.locator(`#agent-${token.body.agent_id}`);
     await row.waitFor();
     expect(await row.textContent()).toContain("browser-device");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await heading(page, "Sign in");
+    expect(await page.locator("#flash").textContent()).toBe("You are signed out.");
+    await page.goto(`${relayUrl}/`);
+    expect(new URL(page.url()).pathname).toBe("/signin");
   });
 });
