@@ -1,0 +1,28 @@
+// The command table: every noun and its verbs, in help order. Adding a verb means writing
+// its file under commands/<noun>/ and listing it here; main.ts and help.ts read only this.
+import type { Noun } from "./types.ts";
+import { agentRegister } from "./agent/register.ts";
+import { agentClaim } from "./agent/claim.ts";
+import { agentSetKey } from "./agent/set-key.ts";
+import { agentLogout } from "./agent/logout.ts";
+import { keyList } from "./key/list.ts";
+import { keyMint } from "./key/mint.ts";
+import { keyRevoke } from "./key/revoke.ts";
+import { configShow } from "./config/show.ts";
+import { configList } from "./config/list.ts";
+import { configUse } from "./config/use.ts";
+import { configAdd } from "./config/add.ts";
+import { configRm } from "./config/rm.ts";
+import { skillShow } from "./skill/show.ts";
+import { skillVersion } from "./skill/version.ts";
+
+export const NOUNS: Noun[] = [
+  { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
+  { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
+  { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
+  { name: "skill", summary: "the relay's guide for agents and its version", verbs: [skillShow, skillVersion] },
+];
+
+export function findNoun(name: string): Noun | undefined {
+  return NOUNS.find((n) => n.name === name);
+}
