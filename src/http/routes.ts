@@ -31,6 +31,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   hidden?: boolean;
   /** Per-IP limiter bucket applied before anything else. */
   rateLimit?: keyof Omit<Config["rateLimit"], "windowSeconds">;
+  /** Extra admission check (after the limiter and auth, before the body is read). */
+  guard?: MiddlewareHandler<AppEnv>;
 }
 
 export type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
@@ -46,9 +48,10 @@ export function registeredRoutes(): readonly RegisteredRoute[] {
   return registered;
 }
 
+/** Matches exactly what Hono routes (strict: a trailing slash is another path). */
 function pathPattern(path: string): RegExp {
   const source = path.replace(/[.+*?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /** Turns zod issues into the `details` of an `invalid_request` error. */
@@ -79,13 +82,15 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   const guards: MiddlewareHandler<AppEnv>[] = [
     ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
     ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : []),
+    ...(spec.guard ? [spec.guard] : []),
   ];
   const handle: MiddlewareHandler<AppEnv> = async (c) => {
     const query = spec.query ? parseWith(spec.query, Object.fromEntries(new URL(c.req.url).searchParams), "query") : undefined;
     let body: unknown;
     if (spec.body) {
       const raw = await readJsonBody(c, spec.bodyOptional ?? false);
-      body = parseWith(spec.body, raw ?? {}, "body");
+      // Only an absent optional body reads as {}; a literal `null` is a wrong type.
+      body = parseWith(spec.body, raw === undefined ? {} : raw, "body");
     }
     return handler(c as AppContext, { body: body as Infer<B>, query: query as Infer<Q> });
   };

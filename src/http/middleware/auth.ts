@@ -1,7 +1,8 @@
 /**
  * Who is calling. `requireAgent` resolves `Authorization: Bearer svc_…` into an
- * AgentPrincipal (401 `unauthorized` with no credential, `invalid_api_key` for an
- * unknown, revoked or paused key — a paused key stops on the very next request).
+ * AgentPrincipal (401 `unauthorized` with no credential or a header that carries no
+ * agent key, `invalid_api_key` for an unknown, revoked or paused key — a paused key
+ * stops on the very next request).
  * `requireHuman` resolves the session cookie and applies the CSRF origin check to every
  * mutating request that rides on it.
  */
@@ -26,7 +27,9 @@ export function bearerToken(c: AppContext): string | null {
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
   if (token === null) throw new RelayError("unauthorized", "This route needs `Authorization: Bearer <api-key>`.");
-  if (!token.startsWith("svc_")) throw new RelayError("invalid_api_key", "The Authorization header does not carry an agent key (svc_…).");
+  // A malformed header, another scheme or a bearer that is not an agent key is a missing
+  // credential for this route (spec B: "missing or invalid bearer token" → unauthorized).
+  if (!token.startsWith("svc_")) throw new RelayError("unauthorized", "The Authorization header does not carry an agent key (`Bearer svc_…`).");
   const found = await findAgentByKey(c.env, token);
   if (!found.ok) {
     const message = {

@@ -17,13 +17,20 @@ import { resolveHuman, SESSION_COOKIE } from "../middleware/auth";
 import { assertSameOrigin } from "../middleware/csrf";
 import { errors } from "./schemas";
 
-/** Only paths on the API origin may be returned to; anything else is refused. */
+/**
+ * Only paths on the API origin may be returned to; anything else is refused. The value is
+ * resolved the way a browser would (which drops tabs and newlines and reads `\` as `/`),
+ * and the result must not start with `//`, which a browser would read as another host.
+ */
 export function safeReturnTo(value: string | undefined | null, apiOrigin: string): string | null {
   if (!value) return null;
-  if (value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\")) return value;
+  // Control characters and backslashes: browsers rewrite them, and CR/LF cannot go in a header.
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return null;
   try {
-    const url = new URL(value);
-    return url.origin === apiOrigin ? url.pathname + url.search + url.hash : null;
+    const url = value.startsWith("/") ? new URL(value, apiOrigin) : new URL(value);
+    if (url.origin !== apiOrigin) return null;
+    const path = url.pathname + url.search + url.hash;
+    return path.startsWith("//") ? null : path;
   } catch {
     return null;
   }

@@ -13,7 +13,7 @@ export const errorEnvelope = z.object({
     docs_url: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
   }),
-}).meta({ id: "Error" });
+}).meta({ title: "Error" }); // no `id`: an id becomes a "#/$defs" ref that OpenAPI would resolve against the document root
 
 export const isoTime = z.string().meta({ format: "date-time" });
 

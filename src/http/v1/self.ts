@@ -20,7 +20,7 @@ export const ownedAgentView = z.object({
   id: z.string(), name: z.string().nullable(), status: z.enum(["active", "paused", "revoked"]),
   registered_via: z.enum(["direct", "device"]), claimed_at: isoTime.nullable(), created_at: isoTime,
   key_prefixes: z.array(z.string()), keys: z.array(keySummary),
-}).meta({ id: "OwnedAgent" });
+}).meta({ title: "OwnedAgent" });
 
 export function agentStatus(agent: AgentRow, keys: AgentKeyRow[]): "active" | "paused" | "revoked" {
   if (!keys.some((k) => !k.revokedAt)) return "revoked";
@@ -122,7 +122,7 @@ export function selfRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "patch", path: "/v1/self/profile", tag: "account", auth: "human",
     summary: "Update my name; null or empty clears it",
-    body: z.strictObject({ name: z.string().trim().max(100).nullable() }),
+    body: z.strictObject({ name: z.string().trim().max(100).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters").nullable() }),
     responses: { 200: { description: "Profile", schema: profileView }, ...errors(400, 401, 403, 413) },
   }, async (c, { body }) => {
     await setHumanName(c.env, c.get("human").humanId, body.name ? body.name : null);
