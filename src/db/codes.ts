@@ -37,6 +37,12 @@ export async function spendClaimCode(env: Env, codeHash: string, agentId: string
   return rows.length === 1;
 }
 
+/** Undoes spendClaimCode when the agent could not be bound after all (a concurrent claim won). */
+export async function releaseClaimCode(env: Env, codeHash: string, agentId: string): Promise<void> {
+  await db(env).update(claimCodes).set({ usedAt: null, usedByAgentId: null })
+    .where(and(eq(claimCodes.codeHash, codeHash), eq(claimCodes.usedByAgentId, agentId)));
+}
+
 const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"; // no vowels: no accidental words; no 0/O, 1/I
 
 function userCode(): string {

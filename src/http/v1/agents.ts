@@ -9,7 +9,7 @@ import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { RelayError } from "../../errors";
 import { claimAgent, getAgent, getKey, mintKey, revokeKey } from "../../db/agents";
-import { findLiveClaimCode, spendClaimCode } from "../../db/codes";
+import { findLiveClaimCode, releaseClaimCode, spendClaimCode } from "../../db/codes";
 import { db } from "../../db/client";
 import { errors, isoTime } from "./schemas";
 
@@ -36,7 +36,11 @@ export function agentRoutes(app: Hono<AppEnv>): void {
       throw new RelayError("claim_code_invalid", "This claim code was just used by another agent.", { field: "code" });
     }
     const claimedAt = await claimAgent(c.env, caller.agentId, code.humanId);
-    if (!claimedAt) throw new RelayError("agent_already_claimed", "This agent was claimed by a concurrent request.");
+    if (!claimedAt) {
+      // A concurrent claim bound the agent first: give the code back so it is not wasted.
+      await releaseClaimCode(c.env, code.codeHash, caller.agentId);
+      throw new RelayError("agent_already_claimed", "This agent was claimed by a concurrent request.");
+    }
     return c.json({ ok: true, owner_human_id: code.humanId, claimed_at: claimedAt }, 200);
   });
 

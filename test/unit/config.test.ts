@@ -1,0 +1,69 @@
+// config(): every setting's default, parsing, and the per-environment cache.
+import { describe, expect, it } from "vitest";
+import { config } from "../../src/config";
+
+describe("config defaults", () => {
+  it("an empty environment is production, closed, with the documented defaults", () => {
+    const c = config({});
+    expect(c.development).toBe(false);
+    expect(c.apiOrigin).toBe("http://localhost:8787");
+    expect(c.appsDomain).toBe("localhost:8787");
+    expect(c.registrationMode).toBe("closed");
+    expect(c.registrationSecret).toBeNull();
+    expect(c.minCliVersion).toBeNull();
+    expect(c.operatorEmails).toEqual([]);
+    expect(c.rateLimit).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10 });
+    expect(c.maxJsonBodyBytes).toBe(1_048_576);
+  });
+
+  it("has CONTRACT §7's limit defaults", () => {
+    const { limits } = config({});
+    expect(limits).toMatchObject({
+      MAX_APPS_PER_ACCOUNT: 100, MAX_ROWS_PER_APP: 1000, MAX_COLLECTIONS_PER_APP: 50, MAX_EMBEDS: 50,
+      MAX_EXTERNAL_HOSTS: 50, MAX_CONNECTIONS_PER_APP: 20, BATCH_MAX_ROWS: 100, MAX_ROW_DATA_BYTES: 65_536,
+      MAX_DOCUMENT_BYTES: 2_097_152, MAX_ATTACHMENT_BYTES: 5_000_000, INGEST_MAX_BODY_BYTES: 65_536,
+    });
+  });
+
+  it("development mode defaults registration to open; an explicit mode wins", () => {
+    expect(config({ RELAY_ENV: "development" }).registrationMode).toBe("open");
+    expect(config({ RELAY_ENV: "development", REGISTRATION_MODE: "closed" }).registrationMode).toBe("closed");
+    expect(config({ REGISTRATION_MODE: "secret" }).registrationMode).toBe("secret");
+    expect(config({ REGISTRATION_MODE: "OPEN" }).registrationMode).toBe("closed");
+    expect(config({ RELAY_ENV: "Development" }).development).toBe(false);
+  });
+
+  it("parses numbers, falling back on garbage, negatives and blanks", () => {
+    expect(config({ RATE_LIMIT_REGISTER: "3" }).rateLimit.register).toBe(3);
+    expect(config({ RATE_LIMIT_REGISTER: "0" }).rateLimit.register).toBe(0);
+    expect(config({ RATE_LIMIT_REGISTER: "many" }).rateLimit.register).toBe(10);
+    expect(config({ RATE_LIMIT_REGISTER: "-1" }).rateLimit.register).toBe(10);
+    expect(config({ RATE_LIMIT_REGISTER: "  " }).rateLimit.register).toBe(10);
+    expect(config({ RATE_LIMIT_REGISTER: "Infinity" }).rateLimit.register).toBe(10);
+    expect(config({ MAX_JSON_BODY_BYTES: " 2048 " }).maxJsonBodyBytes).toBe(2048);
+    expect(config({ MAX_ROWS_PER_APP: 7 }).limits.MAX_ROWS_PER_APP).toBe(1000);
+  });
+
+  it("parses flags and lists", () => {
+    expect(config({}).flags).toMatchObject({ WEBHOOKS_ENABLED: true, SCHEDULES_ENABLED: true, NOTIFY_EXTERNAL_ENABLED: false, BLOB_ENCRYPT_AT_REST: false });
+    expect(config({ WEBHOOKS_ENABLED: "false" }).flags.WEBHOOKS_ENABLED).toBe(false);
+    expect(config({ NOTIFY_PUSH_ENABLED: "1" }).flags.NOTIFY_PUSH_ENABLED).toBe(true);
+    expect(config({ NOTIFY_PUSH_ENABLED: "yes" }).flags.NOTIFY_PUSH_ENABLED).toBe(false);
+    expect(config({ COMMUNITY_REVIEW_OPERATOR_EMAILS: " Ops@Example.com, ,b@x.org " }).operatorEmails).toEqual(["ops@example.com", "b@x.org"]);
+  });
+
+  it("trims strings and trailing slashes of the API origin", () => {
+    const c = config({ API_ORIGIN: " https://relay.example.com/// ", REGISTRATION_SECRET: "  s  ", MIN_CLI_VERSION: " 1.2.3 " });
+    expect(c.apiOrigin).toBe("https://relay.example.com");
+    expect(c.registrationSecret).toBe("s");
+    expect(c.minCliVersion).toBe("1.2.3");
+    expect(config({ REGISTRATION_SECRET: "" }).registrationSecret).toBeNull();
+  });
+
+  it("is computed once per environment object", () => {
+    const envA = { RATE_LIMIT_CLAIM: "4" };
+    expect(config(envA)).toBe(config(envA));
+    expect(config({ ...envA }).rateLimit.claim).toBe(4);
+    expect(config({ ...envA })).not.toBe(config(envA));
+  });
+});
