@@ -9,7 +9,7 @@ import { catalogue } from "../errors";
 import { config } from "../config";
 import { openApiDocument } from "./openapi";
 import type { AppEnv } from "./types";
-import { defineRoute } from "./routes";
+import { defineRoute, notePageRoute } from "./routes";
 
 function escape(s: string): string {
   return s.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
@@ -27,6 +27,7 @@ ${rows}
 }
 
 export function docsRoutes(app: Hono<AppEnv>): void {
+  notePageRoute("get", "/docs/errors");
   app.get("/docs/errors", (c) => c.html(html`${raw(errorsPage())}`));
   defineRoute(app, {
     method: "get", path: "/v1/openapi.json", tag: "meta", auth: "none",

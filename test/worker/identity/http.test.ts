@@ -92,6 +92,7 @@ describe("unknown paths and wrong verbs", () => {
     ["PUT", "/v1/self/profile", "GET, HEAD, PATCH"],
     ["POST", "/v1/openapi.json", "GET, HEAD"],
     ["POST", "/skills/service/SKILL.md", "GET, HEAD"],
+    ["POST", "/docs/errors", "GET, HEAD"],
   ];
   for (const [method, path, allow] of wrongVerbs) {
     it(`${method} ${path} → 405 method_not_allowed, Allow: ${allow}`, async () => {
