@@ -17,6 +17,8 @@ export interface Config {
   operatorEmails: string[];
   rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number };
   maxJsonBodyBytes: number;
+  /** Cap on a deploy or redeploy body: the document plus inline assets, base64-encoded. */
+  maxDeployBodyBytes: number;
   limits: Record<string, number>;
   flags: Record<string, boolean>;
 }
@@ -91,6 +93,7 @@ export function config(env: object): Config {
       claim: num(raw, "RATE_LIMIT_CLAIM", 10),
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
+    maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),
     limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
     flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),
   };

@@ -15,6 +15,9 @@ import { deviceRoutes } from "./v1/device";
 import { agentRoutes } from "./v1/agents";
 import { humanAuthRoutes } from "./v1/human-auth";
 import { selfRoutes } from "./v1/self";
+import { deployRoutes } from "./v1/deploy";
+import { appRoutes } from "./v1/apps";
+import { appReviewRoutes } from "./v1/app-review";
 import { docsRoutes } from "./docs";
 import { devMailRoutes } from "./dev-mail";
 import { skillRoutes } from "./skill";
@@ -44,6 +47,9 @@ export function buildApp(): Hono<AppEnv> {
   agentRoutes(app);
   humanAuthRoutes(app);
   selfRoutes(app);
+  appReviewRoutes(app); // before appRoutes: /v1/apps/advisories must win over /v1/apps/:id
+  deployRoutes(app);
+  appRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   skillRoutes(app);

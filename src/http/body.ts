@@ -41,8 +41,8 @@ export async function readBodyText(c: AppContext, limit: number): Promise<string
 }
 
 /** Returns the parsed JSON, or undefined for an empty body when `optional`. */
-export async function readJsonBody(c: AppContext, optional: boolean): Promise<unknown> {
-  const text = await readBodyText(c, config(c.env).maxJsonBodyBytes);
+export async function readJsonBody(c: AppContext, optional: boolean, limit = config(c.env).maxJsonBodyBytes): Promise<unknown> {
+  const text = await readBodyText(c, limit);
   if (text.trim() === "") {
     if (optional) return undefined;
     throw new RelayError("invalid_request", "This route needs a JSON body.", { field: "body" });

@@ -15,6 +15,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 const security: Record<string, Array<Record<string, string[]>>> = {
   agent: [{ agentKey: [] }],
   human: [{ session: [] }],
+  owner: [{ agentKey: [] }, { session: [] }],
   registration: [{}, { registrationSecret: [] }],
   none: [],
 };

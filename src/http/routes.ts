@@ -9,12 +9,13 @@ import { z } from "zod";
 import { RelayError } from "../errors";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
-import { requireAgent, requireHuman } from "./middleware/auth";
+import { requireAgent, requireHuman, requireOwnerActor } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
-import type { Config } from "../config";
+import { config, type Config } from "../config";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
-export type AuthKind = "none" | "agent" | "human" | "registration";
+/** `owner`: an agent key or the owner's session (spec A's AKO). */
+export type AuthKind = "none" | "agent" | "human" | "owner" | "registration";
 
 export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> {
   method: Method;
@@ -29,6 +30,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** HTML pages and other non-API routes stay out of the OpenAPI document. */
   hidden?: boolean;
+  /** A larger body cap than MAX_JSON_BODY_BYTES for this route (deploys carry documents and assets). */
+  maxBodyBytes?: (cfg: Config) => number;
   /** Per-IP limiter bucket applied before anything else. */
   rateLimit?: keyof Omit<Config["rateLimit"], "windowSeconds">;
   /** Extra admission check (after the limiter and auth, before the body is read). */
@@ -81,14 +84,14 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   registered.push({ spec: spec as RegisteredRoute["spec"], pattern: pathPattern(spec.path) });
   const guards: MiddlewareHandler<AppEnv>[] = [
     ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
-    ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : []),
+    ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : spec.auth === "owner" ? [requireOwnerActor] : []),
     ...(spec.guard ? [spec.guard] : []),
   ];
   const handle: MiddlewareHandler<AppEnv> = async (c) => {
     const query = spec.query ? parseWith(spec.query, Object.fromEntries(new URL(c.req.url).searchParams), "query") : undefined;
     let body: unknown;
     if (spec.body) {
-      const raw = await readJsonBody(c, spec.bodyOptional ?? false);
+      const raw = await readJsonBody(c, spec.bodyOptional ?? false, spec.maxBodyBytes?.(config(c.env)));
       // Only an absent optional body reads as {}; a literal `null` is a wrong type.
       body = parseWith(spec.body, raw === undefined ? {} : raw, "body");
     }

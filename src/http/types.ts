@@ -21,11 +21,23 @@ export interface HumanPrincipal {
   email: string;
 }
 
+/**
+ * Whoever acts with the owner's authority on owner-scoped routes (AKO): an agent key
+ * (acting for the human who claimed it) or the owner's own session. `ownerHumanId` is
+ * null only for an agent nobody has claimed yet.
+ */
+export interface OwnerActor {
+  kind: "agent" | "human";
+  ownerHumanId: string | null;
+  agentId: string | null;
+}
+
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     agent: AgentPrincipal;
     human: HumanPrincipal;
+    actor: OwnerActor;
   };
 }
 

@@ -61,3 +61,23 @@ export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("human", human);
   await next();
 };
+
+/**
+ * Agent key or owner session (spec A's AKO): a request carrying an Authorization header
+ * is judged as an agent; otherwise the session cookie is required. Either way the
+ * resolved `actor` names the human whose apps are in reach.
+ */
+export const requireOwnerActor: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.header("authorization") !== undefined) {
+    await requireAgent(c, async () => {
+      const agent = c.get("agent");
+      c.set("actor", { kind: "agent", ownerHumanId: agent.ownerHumanId, agentId: agent.agentId });
+      await next();
+    });
+    return;
+  }
+  await requireHuman(c, async () => {
+    c.set("actor", { kind: "human", ownerHumanId: c.get("human").humanId, agentId: null });
+    await next();
+  });
+};

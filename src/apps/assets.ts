@@ -1,0 +1,81 @@
+/**
+ * Deploy assets: path rules, size and count caps, base64 decoding and the type each file
+ * is stored and served as. Pure: it only turns the request's asset list into checked
+ * bytes or one catalogue error naming the offending entry; storing is the caller's job.
+ */
+import { RelayError } from "../errors";
+import { decideMime, extensionOf } from "../blobs/mime";
+import { sha256Bytes } from "../blobs/store";
+import type { AssetEntry } from "../db/apps";
+
+export interface AssetInput {
+  path: string;
+  content_base64?: string;
+  attachment_id?: string;
+  mime?: string;
+}
+
+export interface PreparedAsset extends AssetEntry {
+  bytes: Uint8Array;
+}
+
+/** Paths the relay serves itself on every app origin. */
+const RESERVED_PREFIXES = ["_svc/", "b/"];
+const RESERVED_PATHS = new Set(["_svc", "b", "robots.txt", "favicon.ico", ".well-known/security.txt", "sitemap.xml", "index.html", "manifest.json"]);
+/** Files a browser could execute or render as a page: scripts and styles belong inline in index.html. */
+export const FORBIDDEN_EXTENSIONS = new Set(["js", "mjs", "cjs", "jsx", "ts", "tsx", "css", "svg", "html", "htm", "xhtml"]);
+const PATH_PATTERN = /^[A-Za-z0-9._/-]+$/;
+
+export function checkAssetPath(path: string, field: string): void {
+  const fail = (why: string) => {
+    throw new RelayError("invalid_request", `Asset path "${path.slice(0, 200)}" ${why}.`, { field, path: path.slice(0, 200) });
+  };
+  if (path.length === 0 || path.length > 512) fail("must be 1–512 characters");
+  if (!PATH_PATTERN.test(path)) fail("may only use A–Z, a–z, 0–9, '.', '_', '-' and '/'");
+  if (path.startsWith("/")) fail("must be relative (no leading /)");
+  const segments = path.split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) fail("may not contain empty, '.' or '..' segments");
+  if (segments.some((s) => s.startsWith("."))) fail("may not contain dot-files");
+  const lower = path.toLowerCase();
+  if (RESERVED_PATHS.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) fail("is reserved by the relay");
+  if (FORBIDDEN_EXTENSIONS.has(extensionOf(lower))) fail("has a type that could execute (scripts, styles, SVG and HTML belong inline in index.html)");
+}
+
+function decodeBase64(value: string, field: string): Uint8Array {
+  const clean = value.replace(/\s+/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+    throw new RelayError("invalid_request", "content_base64 is not valid base64.", { field });
+  }
+  const binary = atob(clean);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export async function prepareAssets(inputs: AssetInput[], limits: { maxAssets: number; maxAssetBytes: number }): Promise<PreparedAsset[]> {
+  if (inputs.length > limits.maxAssets) {
+    throw new RelayError("invalid_request", `At most ${limits.maxAssets} assets per deploy; got ${inputs.length}.`, { field: "assets", limit: limits.maxAssets });
+  }
+  const seen = new Set<string>();
+  const prepared: PreparedAsset[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const field = `assets.${index}`;
+    checkAssetPath(input.path, `${field}.path`);
+    const key = input.path.toLowerCase();
+    if (seen.has(key)) throw new RelayError("invalid_request", `Asset path "${input.path}" appears twice.`, { field: `${field}.path` });
+    seen.add(key);
+    if (input.attachment_id !== undefined) {
+      throw new RelayError("attachment_not_found", `Attachment ${input.attachment_id} is not an app-scoped attachment you own.`, { field: `${field}.attachment_id` });
+    }
+    const bytes = decodeBase64(input.content_base64 ?? "", `${field}.content_base64`);
+    if (bytes.byteLength > limits.maxAssetBytes) {
+      throw new RelayError("payload_too_large", `Asset "${input.path}" is ${bytes.byteLength} bytes; the cap is ${limits.maxAssetBytes}.`, { field, limit: limits.maxAssetBytes });
+    }
+    const mime = decideMime(input.path, bytes, input.mime);
+    if (!mime.ok) {
+      throw new RelayError("mime_mismatch", `Asset "${input.path}" is declared ${mime.declared} but its bytes are ${mime.sniffed}.`, { field: `${field}.mime`, declared: mime.declared, sniffed: mime.sniffed });
+    }
+    prepared.push({ path: input.path, bytes, size: bytes.byteLength, mime: mime.mime, sha256: await sha256Bytes(bytes) });
+  }
+  return prepared;
+}

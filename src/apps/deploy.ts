@@ -1,0 +1,221 @@
+/**
+ * Deploy and redeploy. Everything a request carries is checked first (document size,
+ * manifest, assets, slug, quota, compatibility gate) and only then is anything written:
+ * bytes to R2 (content-addressed, so a retry or an abandoned deploy leaves nothing
+ * reachable), then the D1 records in one batch. A failed deploy therefore changes
+ * nothing a user can see: same version, same document, same assets.
+ */
+import { RelayError } from "../errors";
+import { config, type Config } from "../config";
+import { parseManifest, compatGate, manifestLimitsFrom, type CompiledManifest, type CompatBreak } from "../manifest";
+import { putContentAddressed, sha256Bytes } from "../blobs/store";
+import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
+import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
+import {
+  countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, slugExists,
+  type AppRow, type AppVersionRow, type AssetEntry, type Visibility,
+} from "../db/apps";
+import { mintShareToken } from "./share";
+import { appUrl } from "./urls";
+import { nowIso } from "../auth/tokens";
+
+type Env = { DB: D1Database; BLOBS: R2Bucket };
+
+export interface DeployActor {
+  agentId: string;
+  ownerHumanId: string | null;
+}
+
+export interface CreateInput {
+  html: string;
+  manifest: unknown;
+  visibility?: Visibility;
+  slug?: string;
+  assets?: AssetInput[];
+  dry_run?: boolean;
+}
+
+export interface RedeployInput {
+  html?: string;
+  manifest?: unknown;
+  assets?: AssetInput[];
+  force?: boolean;
+  dry_run?: boolean;
+}
+
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+function checkDocument(html: string, cfg: Config): Uint8Array {
+  const bytes = utf8(html);
+  const cap = cfg.limits.MAX_DOCUMENT_BYTES;
+  if (bytes.byteLength > cap) {
+    throw new RelayError("document_size_exceeded", `The document is ${bytes.byteLength} bytes; the cap is ${cap}.`, { field: "html", limit: cap });
+  }
+  if (html.trim() === "") throw new RelayError("invalid_request", "The document is empty.", { field: "html" });
+  return bytes;
+}
+
+function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null): CompiledManifest {
+  return parseManifest(manifest, manifestLimitsFrom(cfg), { visibility, timezone });
+}
+
+function assetLimits(cfg: Config) {
+  return { maxAssets: cfg.limits.MAX_APP_ASSETS, maxAssetBytes: cfg.limits.MAX_BLOB_BYTES };
+}
+
+/** Hash over what makes a version: document, manifest and asset index. */
+async function sourceHash(documentSha: string, manifest: CompiledManifest, assets: AssetEntry[]): Promise<string> {
+  return sha256Bytes(utf8(JSON.stringify([documentSha, manifest.source, assets.map((a) => [a.path, a.sha256, a.mime])])));
+}
+
+async function storeBytes(env: Env, document: Uint8Array | null, assets: PreparedAsset[]): Promise<string | null> {
+  const stored = await Promise.all(assets.map((a) => putContentAddressed(env.BLOBS, "asset", a.bytes, a.mime, a.sha256)));
+  void stored;
+  return document ? (await putContentAddressed(env.BLOBS, "doc", document, "text/html; charset=utf-8")).sha256 : null;
+}
+
+function indexOf(assets: PreparedAsset[]): AssetEntry[] {
+  return assets.map(({ path, sha256, size, mime }) => ({ path, sha256, size, mime }));
+}
+
+async function chooseSlug(env: Env, visibility: Visibility, requested: string | undefined, appName: string): Promise<string> {
+  if (requested !== undefined) {
+    if (visibility === "link") throw new RelayError("slug_not_allowed_for_link", "Link apps get a server-generated slug; drop `slug`.", { field: "slug" });
+    validateSlug(requested);
+    if (await slugExists(env, requested)) throw new RelayError("slug_taken", `The slug "${requested}" is in use.`, { field: "slug" });
+    return requested;
+  }
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const candidate = visibility === "link" ? unguessableSlug() : friendlySlug(appName);
+    if (!(await slugExists(env, candidate))) return candidate;
+  }
+  throw new RelayError("internal_error", "Could not find a free slug.");
+}
+
+export type CreateResult =
+  | { dryRun: true; body: { ok: true; warnings: string[] } }
+  | { dryRun: false; body: Record<string, unknown> };
+
+export async function createApp(env: Env, actor: DeployActor, input: CreateInput): Promise<CreateResult> {
+  const cfg = config(env);
+  if (!actor.ownerHumanId) {
+    throw new RelayError("agent_not_claimed", "This agent has no human yet; ask for a claim code and run `service agent claim <code>`.");
+  }
+  const visibility = input.visibility ?? "private";
+  const document = checkDocument(input.html, cfg);
+  const compiled = compile(input.manifest, cfg, visibility, null);
+  const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg));
+  if (input.slug !== undefined && visibility === "link") {
+    throw new RelayError("slug_not_allowed_for_link", "Link apps get a server-generated slug; drop `slug`.", { field: "slug" });
+  }
+  if (input.slug !== undefined) validateSlug(input.slug);
+  if (input.dry_run) return { dryRun: true, body: { ok: true, warnings: compiled.warnings } };
+
+  const cap = cfg.limits.MAX_APPS_PER_ACCOUNT;
+  if ((await countLiveApps(env, actor.ownerHumanId)) >= cap) {
+    throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
+  }
+  const slug = await chooseSlug(env, visibility, input.slug, compiled.app.name);
+  const documentSha = (await storeBytes(env, document, assets))!;
+  const index = indexOf(assets);
+  const now = nowIso();
+  const share = visibility === "link" ? await mintShareToken() : null;
+  const app: AppRow = {
+    id: newAppId(), slug, ownerHumanId: actor.ownerHumanId, createdByAgentId: actor.agentId, visibility, status: "active",
+    currentVersion: 1, timezone: null, shareTokenHash: share?.hash ?? null, createdAt: now, lastActivityAt: now,
+    deletedAt: null, statusBeforeDelete: null,
+  };
+  const version: AppVersionRow = {
+    appId: app.id, version: 1, manifestJson: JSON.stringify(compiled.source), documentSha256: documentSha,
+    documentBytes: document.byteLength, assetsJson: JSON.stringify(index), sourceHash: await sourceHash(documentSha, compiled, index),
+    compat: "new", breaksJson: null, createdByAgentId: actor.agentId, createdAt: now,
+  };
+  try {
+    await insertAppWithVersion(env, app, version);
+  } catch (err) {
+    // Two creates racing for one chosen slug: the unique index decides, the loser is told.
+    if (input.slug !== undefined && /UNIQUE/i.test(String(err))) {
+      throw new RelayError("slug_taken", `The slug "${input.slug}" is in use.`, { field: "slug" });
+    }
+    throw err;
+  }
+  const url = appUrl(cfg, slug);
+  return {
+    dryRun: false,
+    body: {
+      app_id: app.id, slug, visibility, url, version: 1, created: true,
+      ...(share ? { share_url: `${url}#k=${share.token}` } : {}),
+      ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
+    },
+  };
+}
+
+export interface LiveVersion {
+  app: AppRow;
+  version: AppVersionRow;
+}
+
+/** The manifest the live version was deployed with, compiled under today's limits. */
+export function compileLive(live: LiveVersion, cfg: Config): CompiledManifest | null {
+  try {
+    return compile(JSON.parse(live.version.manifestJson), cfg, live.app.visibility, live.app.timezone);
+  } catch {
+    // Limits tightened since it was deployed: the gate then compares against nothing,
+    // and the new manifest is judged on its own.
+    return null;
+  }
+}
+
+export type RedeployResult =
+  | { dryRun: true; body: { ok: boolean; warnings: string[]; compat: "clean" | "forced" | "incompatible"; breaks?: CompatBreak[] } }
+  | { dryRun: false; body: Record<string, unknown> };
+
+export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, input: RedeployInput): Promise<RedeployResult> {
+  const cfg = config(env);
+  if (input.html === undefined && input.manifest === undefined && input.assets === undefined) {
+    throw new RelayError("invalid_request", "Send at least one of html, manifest or assets.", { field: "body" });
+  }
+  if (app.currentVersion === null) throw new RelayError("conflict", "This app has no live version to build on.");
+  const current = await getVersion(env, app.id, app.currentVersion);
+  if (!current) throw new RelayError("conflict", "This app's live version is missing.");
+
+  const document = input.html === undefined ? null : checkDocument(input.html, cfg);
+  const manifestSource = input.manifest === undefined ? JSON.parse(current.manifestJson) : input.manifest;
+  const compiled = compile(manifestSource, cfg, app.visibility, app.timezone);
+  const assets = input.assets === undefined ? null : await prepareAssets(input.assets, assetLimits(cfg));
+
+  const previous = compileLive({ app, version: current }, cfg);
+  const breaks = previous ? compatGate(previous, compiled).breaks : [];
+  const compat = breaks.length === 0 ? "clean" : input.force ? "forced" : "incompatible";
+  if (input.dry_run) {
+    return {
+      dryRun: true,
+      body: { ok: compat !== "incompatible", warnings: compiled.warnings, compat, ...(breaks.length ? { breaks } : {}) },
+    };
+  }
+  if (compat === "incompatible") {
+    throw new RelayError("manifest_incompatible_redeploy", `This redeploy would strand rows or widen disclosure (${breaks.length} break${breaks.length === 1 ? "" : "s"}).`, { breaks });
+  }
+
+  const documentSha = (await storeBytes(env, document, assets ?? [])) ?? current.documentSha256;
+  const index = assets ? indexOf(assets) : (JSON.parse(current.assetsJson) as AssetEntry[]);
+  const version: AppVersionRow = {
+    appId: app.id, version: app.currentVersion + 1, manifestJson: JSON.stringify(compiled.source), documentSha256: documentSha,
+    documentBytes: document?.byteLength ?? current.documentBytes, assetsJson: JSON.stringify(index),
+    sourceHash: await sourceHash(documentSha, compiled, index), compat, breaksJson: breaks.length ? JSON.stringify(breaks) : null,
+    createdByAgentId: actor.agentId, createdAt: nowIso(),
+  };
+  if (!(await insertVersionAndAdvance(env, version, app.currentVersion))) {
+    throw new RelayError("conflict", "Another deploy of this app landed first; fetch the app and try again.", { current_version: app.currentVersion });
+  }
+  return {
+    dryRun: false,
+    body: {
+      app_id: app.id, version: version.version, compat,
+      ...(breaks.length ? { breaks } : {}),
+      ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The app shapes of WIRE §2.14: AppSummary for lists, AppDetail for one app. Usage
+ * figures (rows, bytes) come from the app's AppStore; everything else from D1.
+ */
+import { z } from "zod";
+import type { Config } from "../config";
+import type { AppRow } from "../db/apps";
+import { appUrl } from "./urls";
+
+export const appSummary = z.object({
+  id: z.string(), slug: z.string(), visibility: z.enum(["private", "link", "public"]),
+  status: z.enum(["active", "dormant", "archived", "suspended", "deleted"]), url: z.string(),
+  has_share_token: z.boolean(), created_at: z.string(), last_activity_at: z.string(),
+});
+
+export const appDetail = appSummary.extend({
+  manifest: z.record(z.string(), z.unknown()).nullable(), current_version: z.number().int().nullable(),
+  owner_human_id: z.string(), row_count: z.number().int(), storage_bytes: z.string(), timezone: z.string().nullable(),
+  deleted_at: z.string().nullable(),
+});
+
+export function viewSummary(cfg: Config, app: AppRow): z.infer<typeof appSummary> {
+  return {
+    id: app.id, slug: app.slug, visibility: app.visibility, status: app.status, url: appUrl(cfg, app.slug),
+    has_share_token: app.shareTokenHash !== null, created_at: app.createdAt, last_activity_at: app.lastActivityAt,
+  };
+}
+
+export function viewDetail(
+  cfg: Config, app: AppRow, manifest: Record<string, unknown> | null, usage: { rowCount: number; storageBytes: number },
+): z.infer<typeof appDetail> {
+  return {
+    ...viewSummary(cfg, app), manifest, current_version: app.currentVersion, owner_human_id: app.ownerHumanId,
+    row_count: usage.rowCount, storage_bytes: String(usage.storageBytes), timezone: app.timezone, deleted_at: app.deletedAt,
+  };
+}

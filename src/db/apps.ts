@@ -1,0 +1,105 @@
+/**
+ * The app registry in D1: who owns which app, its slug, visibility, lifecycle status and
+ * live version, and the immutable version records. Every lookup is scoped to an owner, so
+ * another owner's app is indistinguishable from a missing one (`app_not_found`).
+ */
+import { and, desc, eq, lt, or, sql, count } from "drizzle-orm";
+import { db } from "./client";
+import { apps, appVersions } from "./apps-schema";
+import { nowIso } from "../auth/tokens";
+
+type Env = { DB: D1Database };
+export type AppRow = typeof apps.$inferSelect;
+export type AppVersionRow = typeof appVersions.$inferSelect;
+export type AppStatus = AppRow["status"];
+export type Visibility = AppRow["visibility"];
+
+export interface AssetEntry {
+  path: string;
+  sha256: string;
+  size: number;
+  mime: string;
+}
+
+/** App ids look like `a` + 21 lowercase alphanumerics: the CLI's "looks like an id" rule. */
+export function newAppId(): string {
+  const time = Date.now().toString(36).padStart(9, "0");
+  const rand = [...crypto.getRandomValues(new Uint8Array(12))].map((b) => (b % 36).toString(36)).join("");
+  return `a${time}${rand}`;
+}
+
+export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: string): Promise<AppRow | undefined> {
+  return (await db(env).select().from(apps)
+    .where(and(eq(apps.ownerHumanId, ownerHumanId), or(eq(apps.id, idOrSlug), eq(apps.slug, idOrSlug))))
+    .limit(1))[0];
+}
+
+export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
+  return (await db(env).select().from(apps).where(eq(apps.slug, slug)).limit(1))[0];
+}
+
+export async function slugExists(env: Env, slug: string): Promise<boolean> {
+  return (await db(env).select({ id: apps.id }).from(apps).where(eq(apps.slug, slug)).limit(1)).length > 0;
+}
+
+export async function countLiveApps(env: Env, ownerHumanId: string): Promise<number> {
+  const rows = await db(env).select({ n: count() }).from(apps)
+    .where(and(eq(apps.ownerHumanId, ownerHumanId), sql`${apps.status} != 'deleted'`));
+  return rows[0]?.n ?? 0;
+}
+
+export async function getVersion(env: Env, appId: string, version: number): Promise<AppVersionRow | undefined> {
+  return (await db(env).select().from(appVersions)
+    .where(and(eq(appVersions.appId, appId), eq(appVersions.version, version))).limit(1))[0];
+}
+
+/** Creates the app and its first version in one D1 batch (both or neither). */
+export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow): Promise<void> {
+  const d = db(env);
+  await d.batch([d.insert(apps).values(app), d.insert(appVersions).values(version)]);
+}
+
+/**
+ * Adds a version and moves the app to it, only if the app is still at `expectedVersion`
+ * (a concurrent redeploy loses with false instead of clobbering).
+ */
+export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number): Promise<boolean> {
+  const d = db(env);
+  const moved = await env.DB.prepare(
+    "UPDATE apps SET current_version = ?1, last_activity_at = ?2 WHERE id = ?3 AND current_version = ?4",
+  ).bind(version.version, version.createdAt, version.appId, expectedVersion).run();
+  if (moved.meta.changes !== 1) return false;
+  await d.insert(appVersions).values(version);
+  return true;
+}
+
+export interface ListAppsQuery {
+  /** `live`: every status but deleted. */
+  status: AppStatus | "all" | "live";
+  slug?: string;
+  limit: number;
+  cursor?: { lastActivityAt: string; id: string };
+}
+
+/** Newest activity first; the cursor is the last item's (last_activity_at, id). */
+export async function listApps(env: Env, ownerHumanId: string, q: ListAppsQuery): Promise<AppRow[]> {
+  const conditions = [eq(apps.ownerHumanId, ownerHumanId)];
+  if (q.status === "live") conditions.push(sql`${apps.status} != 'deleted'`);
+  else if (q.status !== "all") conditions.push(eq(apps.status, q.status));
+  if (q.slug) conditions.push(eq(apps.slug, q.slug));
+  if (q.cursor) {
+    conditions.push(or(lt(apps.lastActivityAt, q.cursor.lastActivityAt),
+      and(eq(apps.lastActivityAt, q.cursor.lastActivityAt), lt(apps.id, q.cursor.id)))!);
+  }
+  return db(env).select().from(apps).where(and(...conditions))
+    .orderBy(desc(apps.lastActivityAt), desc(apps.id)).limit(q.limit);
+}
+
+export async function updateApp(env: Env, appId: string, patch: Partial<AppRow>): Promise<AppRow> {
+  const rows = await db(env).update(apps).set(patch).where(eq(apps.id, appId)).returning();
+  return rows[0];
+}
+
+export function touchActivity(): Pick<AppRow, "lastActivityAt"> {
+  return { lastActivityAt: nowIso() };
+}

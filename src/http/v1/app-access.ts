@@ -1,0 +1,30 @@
+/**
+ * Finding the app a request names, with the caller's authority: an agent reaches the
+ * apps of the human who claimed it, a human their own. Anything else — another owner's
+ * app, a typo, an unclaimed agent — is the same `app_not_found`, so ids and slugs of
+ * other people's apps cannot be probed.
+ */
+import { RelayError } from "../../errors";
+import { findAppForOwner, type AppRow } from "../../db/apps";
+import type { AppContext } from "../types";
+
+export function ownerOf(c: AppContext): string | null {
+  const actor = c.get("actor");
+  if (actor) return actor.ownerHumanId;
+  return c.get("agent")?.ownerHumanId ?? null;
+}
+
+export async function ownedApp(c: AppContext, idOrSlug: string): Promise<AppRow> {
+  const owner = ownerOf(c);
+  const app = owner ? await findAppForOwner(c.env, owner, idOrSlug) : undefined;
+  if (!app) throw new RelayError("app_not_found", `No app "${idOrSlug.slice(0, 100)}" is visible to you.`, { app: idOrSlug.slice(0, 100) });
+  return app;
+}
+
+/** Refuses apps in the trash: restore first (or read with ?include_deleted=true). */
+export function requireLive(app: AppRow): AppRow {
+  if (app.status === "deleted") {
+    throw new RelayError("soft_deleted", "This app is in the trash; restore it first.", { app_id: app.id, deleted_at: app.deletedAt });
+  }
+  return app;
+}

@@ -1,0 +1,188 @@
+/**
+ * The app lifecycle (WIRE §2.2, spec A States): list, show, change visibility or
+ * timezone, rotate the share link, soft delete, restore, purge and wake. Deploys live in
+ * deploy.ts; advisories and disclosure in app-review.ts.
+ */
+import type { Hono } from "hono";
+import { z } from "zod";
+import { defineRoute } from "../routes";
+import type { AppContext, AppEnv } from "../types";
+import { config } from "../../config";
+import { RelayError } from "../../errors";
+import { countLiveApps, getVersion, listApps, updateApp, type AppRow } from "../../db/apps";
+import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views";
+import { mintShareToken } from "../../apps/share";
+import { appUrl } from "../../apps/urls";
+import { appStore } from "../../apps/store";
+import { nowIso } from "../../auth/tokens";
+import { db } from "../../db/client";
+import { apps, appVersions } from "../../db/apps-schema";
+import { eq } from "drizzle-orm";
+import { ownedApp, ownerOf, requireLive } from "./app-access";
+import { errors } from "./schemas";
+
+const statusFilter = z.enum(["active", "dormant", "archived", "suspended", "deleted", "all"]);
+
+function encodeCursor(app: AppRow): string {
+  return btoa(JSON.stringify([app.lastActivityAt, app.id])).replace(/=+$/, "");
+}
+
+function decodeCursor(cursor: string): { lastActivityAt: string; id: string } {
+  try {
+    const [lastActivityAt, id] = JSON.parse(atob(cursor)) as [unknown, unknown];
+    if (typeof lastActivityAt === "string" && typeof id === "string") return { lastActivityAt, id };
+  } catch { /* fall through */ }
+  throw new RelayError("invalid_request", "This cursor was not issued by the relay.", { field: "cursor" });
+}
+
+export async function detailOf(c: AppContext, app: AppRow) {
+  const version = app.currentVersion === null ? undefined : await getVersion(c.env, app.id, app.currentVersion);
+  const usage = app.status === "deleted" ? { rowCount: 0, storageBytes: 0 } : await appStore(c.env, app.id).usage();
+  return viewDetail(config(c.env), app, version ? JSON.parse(version.manifestJson) : null, usage);
+}
+
+function validTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const TRASH_DAYS = 30;
+
+export function appRoutes(app: Hono<AppEnv>): void {
+  defineRoute(app, {
+    method: "get", path: "/v1/apps", tag: "apps", auth: "owner",
+    summary: "My apps, newest activity first (default: every status but deleted)",
+    query: z.object({
+      status: statusFilter.optional(), slug: z.string().max(63).optional(), cursor: z.string().max(500).optional(),
+      limit: z.coerce.number().int().min(1).max(200).optional(),
+    }),
+    responses: { 200: { description: "A page of apps", schema: z.object({ items: z.array(appSummary), next_cursor: z.string().nullable() }) }, ...errors(400, 401) },
+  }, async (c, { query }) => {
+    const owner = ownerOf(c);
+    if (!owner) return c.json({ items: [], next_cursor: null });
+    const limit = query.limit ?? 50;
+    const rows = await listApps(c.env, owner, {
+      status: query.status ?? "live", slug: query.slug, limit: limit + 1, cursor: query.cursor ? decodeCursor(query.cursor) : undefined,
+    });
+    const page = rows.slice(0, limit);
+    const cfg = config(c.env);
+    return c.json({ items: page.map((a) => viewSummary(cfg, a)), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null });
+  });
+
+  defineRoute(app, {
+    method: "get", path: "/v1/apps/:id", tag: "apps", auth: "owner",
+    summary: "One app's detail record (a deleted app only with ?include_deleted=true)",
+    query: z.object({ include_deleted: z.enum(["true", "false"]).optional() }),
+    responses: { 200: { description: "AppDetail", schema: appDetail }, ...errors(401, 404), 410: { description: "soft_deleted" } },
+  }, async (c, { query }) => {
+    const target = await ownedApp(c, c.req.param("id")!);
+    if (query.include_deleted !== "true") requireLive(target);
+    return c.json(await detailOf(c, target));
+  });
+
+  defineRoute(app, {
+    method: "patch", path: "/v1/apps/:id", tag: "apps", auth: "owner",
+    summary: "Change visibility or timezone; entering link mints a share URL (shown once), leaving it clears the token",
+    body: z.strictObject({ visibility: z.enum(["private", "link", "public"]).optional(), timezone: z.string().max(64).nullable().optional() })
+      .refine((b) => b.visibility !== undefined || b.timezone !== undefined, "send visibility or timezone"),
+    responses: {
+      200: {
+        description: "The changed fields",
+        schema: z.object({ id: z.string(), visibility: z.enum(["private", "link", "public"]), timezone: z.string().nullable(), share_url: z.string().optional() }),
+      },
+      ...errors(400, 401, 403, 404),
+    },
+  }, async (c, { body }) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    if (body.timezone && !validTimezone(body.timezone)) {
+      throw new RelayError("invalid_request", `"${body.timezone}" is not an IANA time zone such as Europe/Paris.`, { field: "timezone" });
+    }
+    const patch: Partial<AppRow> = {};
+    let shareUrl: string | undefined;
+    if (body.timezone !== undefined) patch.timezone = body.timezone;
+    if (body.visibility !== undefined && body.visibility !== target.visibility) {
+      patch.visibility = body.visibility;
+      if (body.visibility === "link") {
+        const share = await mintShareToken();
+        patch.shareTokenHash = share.hash;
+        shareUrl = `${appUrl(config(c.env), target.slug)}#k=${share.token}`;
+      } else if (target.visibility === "link") {
+        patch.shareTokenHash = null;
+      }
+    }
+    const updated = Object.keys(patch).length ? await updateApp(c.env, target.id, patch) : target;
+    return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}) });
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/apps/:id/share-link/rotate", tag: "apps", auth: "owner",
+    summary: "New share URL for a link app (shown once); the old URL stops working at once",
+    body: z.strictObject({}), bodyOptional: true,
+    responses: { 200: { description: "The new share URL", schema: z.object({ share_url: z.string() }) }, ...errors(400, 401, 403, 404, 409) },
+  }, async (c) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    if (target.visibility !== "link") throw new RelayError("conflict", `Only link apps have a share URL; this app is ${target.visibility}.`, { visibility: target.visibility });
+    const share = await mintShareToken();
+    await updateApp(c.env, target.id, { shareTokenHash: share.hash });
+    return c.json({ share_url: `${appUrl(config(c.env), target.slug)}#k=${share.token}` });
+  });
+
+  defineRoute(app, {
+    method: "delete", path: "/v1/apps/:id", tag: "apps", auth: "owner",
+    summary: "Move the app to the trash (idempotent); its data is kept until purged",
+    responses: { 200: { description: "In the trash", schema: z.object({ id: z.string(), status: z.literal("deleted"), deleted_at: z.string(), purge_after: z.string() }) }, ...errors(401, 403, 404) },
+  }, async (c) => {
+    const target = await ownedApp(c, c.req.param("id")!);
+    const deleted = target.status === "deleted" ? target
+      : await updateApp(c.env, target.id, { status: "deleted", statusBeforeDelete: target.status, deletedAt: nowIso() });
+    const purgeAfter = new Date(Date.parse(deleted.deletedAt!) + TRASH_DAYS * 86_400_000).toISOString();
+    return c.json({ id: deleted.id, status: "deleted" as const, deleted_at: deleted.deletedAt!, purge_after: purgeAfter });
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/apps/:id/restore", tag: "apps", auth: "owner",
+    summary: "Bring a deleted app back with all its data (idempotent on a live app)",
+    body: z.strictObject({}), bodyOptional: true,
+    responses: { 200: { description: "AppDetail", schema: appDetail }, ...errors(400, 401, 403, 404, 409) },
+  }, async (c) => {
+    const target = await ownedApp(c, c.req.param("id")!);
+    if (target.status !== "deleted") return c.json(await detailOf(c, target));
+    const cap = config(c.env).limits.MAX_APPS_PER_ACCOUNT;
+    if ((await countLiveApps(c.env, target.ownerHumanId)) >= cap) {
+      throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
+    }
+    const restored = await updateApp(c.env, target.id, {
+      status: (target.statusBeforeDelete as AppRow["status"] | null) ?? "active", statusBeforeDelete: null, deletedAt: null,
+    });
+    return c.json(await detailOf(c, restored));
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/apps/:id/purge", tag: "apps", auth: "owner",
+    summary: "Destroy a deleted app now: rows, feed and records, irreversibly",
+    body: z.strictObject({}), bodyOptional: true,
+    responses: { 200: { description: "Purged", schema: z.object({ id: z.string(), purged: z.literal(true) }) }, ...errors(400, 401, 403, 404, 409) },
+  }, async (c) => {
+    const target = await ownedApp(c, c.req.param("id")!);
+    if (target.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: target.status });
+    await appStore(c.env, target.id).destroy();
+    const d = db(c.env);
+    await d.batch([d.delete(appVersions).where(eq(appVersions.appId, target.id)), d.delete(apps).where(eq(apps.id, target.id))]);
+    return c.json({ id: target.id, purged: true as const });
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/apps/:id/wake", tag: "apps", auth: "owner",
+    summary: "Wake a dormant app; a no-op on any other status",
+    body: z.strictObject({}), bodyOptional: true,
+    responses: { 200: { description: "The resulting status", schema: z.object({ id: z.string(), status: z.string() }) }, ...errors(400, 401, 403, 404) },
+  }, async (c) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    const woken = target.status === "dormant" ? await updateApp(c.env, target.id, { status: "active", lastActivityAt: nowIso() }) : target;
+    return c.json({ id: woken.id, status: woken.status });
+  });
+}
