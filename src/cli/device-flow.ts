@@ -24,7 +24,14 @@ export interface Approved {
   name: string | null;
 }
 
-export type PollOutcome = { kind: "approved"; approved: Approved } | { kind: "pending" } | { kind: "slow_down" };
+export type PollOutcome =
+  | { kind: "approved"; approved: Approved }
+  | { kind: "pending" }
+  | { kind: "slow_down" }
+  /** The poll never got an answer from the relay itself (network, 502/503/504). */
+  | { kind: "transient"; error: CliError };
+
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
 export function deniedError(): CliError {
   return new CliError("device_flow_denied", "The human denied this registration.", {
@@ -65,7 +72,13 @@ export async function requestDeviceCode(relay: RelayClient, name: string): Promi
 
 /** One POST /v1/device/token. Denied and expired answers throw their CLI errors. */
 export async function pollOnce(relay: RelayClient, deviceCode: string): Promise<PollOutcome> {
-  const res = await relay.raw("POST", "/v1/device/token", { body: { device_code: deviceCode } });
+  let res;
+  try {
+    res = await relay.raw("POST", "/v1/device/token", { body: { device_code: deviceCode } });
+  } catch (err) {
+    if (err instanceof CliError && err.code === "fetch_error") return { kind: "transient", error: err };
+    throw err;
+  }
   if (res.status === 200) {
     const body = parseJsonBody(res) as Partial<Approved> | null;
     if (!body || typeof body.agent_id !== "string" || typeof body.agent_key !== "string") {
@@ -87,14 +100,25 @@ export async function pollOnce(relay: RelayClient, deviceCode: string): Promise<
     if (rfc === "access_denied") throw deniedError();
     if (rfc === "expired_token") throw expiredError();
   }
+  if (TRANSIENT_STATUSES.has(res.status)) return { kind: "transient", error: errorFromResponse(res) };
   if (res.status >= 200 && res.status < 300) {
     throw new CliError("invalid_response", `The relay answered the device-token poll with HTTP ${res.status}; only 200 is valid.`, { hint: "Check that --url points at a relay." });
   }
   throw errorFromResponse(res);
 }
 
-/** Polls until approved; sleeps `interval` before each poll, +5 s on slow_down or 429. */
-export async function pollUntilApproved(relay: RelayClient, code: DeviceCode, sleep: (ms: number) => Promise<void> = delay): Promise<Approved> {
+/**
+ * Polls until approved; sleeps `interval` before each poll, +5 s on slow_down or 429.
+ * A poll that got no answer from the relay itself (network failure, 502/503/504) is
+ * retried at the next interval with a warning rather than throwing away a code the
+ * human may be approving right now; the code's deadline still ends the wait.
+ */
+export async function pollUntilApproved(
+  relay: RelayClient,
+  code: DeviceCode,
+  onTransient: (error: CliError, retryInSeconds: number) => void = () => {},
+  sleep: (ms: number) => Promise<void> = delay,
+): Promise<Approved> {
   const deadline = Date.now() + code.expires_in * 1000;
   let interval = code.interval;
   for (;;) {
@@ -103,6 +127,7 @@ export async function pollUntilApproved(relay: RelayClient, code: DeviceCode, sl
     const outcome = await pollOnce(relay, code.device_code);
     if (outcome.kind === "approved") return outcome.approved;
     if (outcome.kind === "slow_down") interval += SLOW_DOWN_STEP;
+    if (outcome.kind === "transient") onTransient(outcome.error, interval);
   }
 }
 

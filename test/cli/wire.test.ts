@@ -92,6 +92,17 @@ describe("headers", () => {
   });
 });
 
+describe("replacing a saved key", () => {
+  it("warns (masked) when register overwrites a profile's key", async () => {
+    handler = (req) => (req.path === "/v1/register" ? registered : { status: 404, body: {} });
+    const home = tempHome();
+    expect((await runCli(home, ["agent", "register", "--no-device", "--url", url])).stderr).toBe("");
+    const again = await runCli(home, ["agent", "register", "--no-device", "--url", url]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`warning: profile "default" held another key (${KEY.slice(0, 10)}…); it was replaced locally but stays valid on its relay until revoked.\n`);
+  });
+});
+
 describe("device flow against a stand-in relay", () => {
   it("falls back to direct registration with a stderr note when /v1/device/code is 404", async () => {
     handler = (req) => (req.path === "/v1/register" ? registered : { status: 404, body: { error: { code: "not_found", message: "no" } } });
@@ -134,6 +145,19 @@ describe("device flow against a stand-in relay", () => {
     expect(tokenPolls[1].at - tokenPolls[0].at).toBeGreaterThanOrEqual(900);
     expect(tokenPolls[2].at - tokenPolls[1].at).toBeGreaterThanOrEqual(5900);
     expect(JSON.parse(tokenPolls[0].body)).toEqual({ device_code: "dc_1" });
+  });
+
+  it("keeps polling after a poll that got no answer from the relay (503), with a warning", async () => {
+    let polls = 0;
+    handler = (req) => {
+      if (req.path === "/v1/device/code") return { status: 200, body: deviceCode };
+      polls++;
+      return polls === 1 ? { status: 503 } : { status: 200, body: { agent_id: "agent3", agent_key: KEY, name: "n" } };
+    };
+    const run = await runCli(tempHome(), ["agent", "register", "--url", url]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/\nwarning: polling the relay failed \(non_json_response: .*\); trying again in 1 s\.\n$/);
+    expect(run.json()).toMatchObject({ agent_id: "agent3", registered_via: "device" });
   });
 
   it("maps access_denied to device_flow_denied and expired_token to device_flow_expired", async () => {

@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import { boolFlag, stringFlag } from "../../argv.ts";
 import { CliError, invalidArgs } from "../../errors.ts";
-import { keyPrefix, type Resolved } from "../../context.ts";
+import { keyPrefix, maskKey, type Resolved } from "../../context.ts";
 import { expiredError, pollOnce, pollUntilApproved, requestDeviceCode, type DeviceCode } from "../../device-flow.ts";
 import type { RelayClient } from "../../http.ts";
 import { secretValue } from "../../input.ts";
@@ -60,6 +60,14 @@ async function registerDirect(relay: RelayClient, name: string, secret: string |
   }
   const prefix = typeof body.key_prefix === "string" ? body.key_prefix : keyPrefix(body.api_key);
   return { agent_id: body.agent_id, api_key: body.api_key, key_prefix: prefix, via: "direct" };
+}
+
+function replacingWarning(ctx: CommandContext, profile: string, oldKey: string): void {
+  ctx.out.warn(`profile ${JSON.stringify(profile)} held another key (${maskKey(oldKey, "show")}); it was replaced locally but stays valid on its relay until revoked.`);
+}
+
+function warnIfReplacing(ctx: CommandContext, resolved: Resolved): void {
+  if (resolved.stored?.api_key) replacingWarning(ctx, resolved.profile, resolved.stored.api_key);
 }
 
 function printInstructions(ctx: CommandContext, code: DeviceCode): void {
@@ -132,6 +140,7 @@ async function resume(ctx: CommandContext): Promise<void> {
     if (err instanceof CliError && ["device_flow_denied", "device_flow_expired", "device_code_invalid"].includes(err.code)) ctx.store.clearPending();
     throw err;
   }
+  if (outcome.kind === "transient") throw outcome.error;
   if (outcome.kind !== "approved") {
     throw new CliError("not_approved_yet", `The registration is not approved yet (code ${pending.user_code}).`, {
       hint: `Ask your human to approve ${pending.verification_uri_complete}, then run \`service agent register --resume\` again (not more often than every few seconds).`,
@@ -140,6 +149,8 @@ async function resume(ctx: CommandContext): Promise<void> {
     });
   }
   const reg = fromApproval(outcome.approved);
+  const stored = ctx.store.readConfig().profiles[pending.profile];
+  if (stored?.api_key) replacingWarning(ctx, pending.profile, stored.api_key);
   const savedTo = saveKey(ctx.store, pending.profile, pending.url, reg.api_key);
   ctx.store.clearPending();
   ctx.out.json(result(ctx, reg, pending.profile, savedTo));
@@ -171,7 +182,8 @@ export const agentRegister: Command = {
   examples: [
     "service agent register --url http://localhost:8787",
     "service agent register --no-device --name my-agent",
-    "service agent register --start && service agent register --resume",
+    "service agent register --start      # then, after your human approved:",
+    "service agent register --resume",
   ],
   skillCheck: true,
   async run(ctx) {
@@ -199,12 +211,15 @@ export const agentRegister: Command = {
       const code = await requestDeviceCode(relay, name);
       if (code) {
         printInstructions(ctx, code);
-        reg = fromApproval(await pollUntilApproved(relay, code));
+        reg = fromApproval(await pollUntilApproved(relay, code, (error, retryIn) => {
+          ctx.out.warn(`polling the relay failed (${error.code}: ${error.message}); trying again in ${retryIn} s.`);
+        }));
       } else {
         ctx.out.note(`note: the relay at ${resolved.url} has no device flow; registering directly with POST /v1/register (the agent will need a claim code).`);
       }
     }
     reg ??= await registerDirect(relay, name, secret);
+    warnIfReplacing(ctx, resolved);
     const savedTo = saveKey(ctx.store, resolved.profile, resolved.url, reg.api_key);
     ctx.out.json(result(ctx, reg, resolved.profile, savedTo));
   },
