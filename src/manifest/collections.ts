@@ -8,7 +8,7 @@ import { checkField } from "./conditions";
 import { compileList, listsNameRelation, RESERVED_NAMES, ROLE_NAME } from "./permissions";
 import {
   at, expectArray, expectBoolean, expectEnum, expectInteger, expectObject, expectString, expectStringList, fail,
-  FIELD_NAME, onlyKeys,
+  FIELD_NAME, onlyKeys, own,
 } from "./read";
 import { compileCollectionSchema, propertyTypes } from "./schema";
 import type { CompiledCollection, CompiledRole, JsonObject, Relation, ResolvedLimits, ServerSetRule } from "./types";
@@ -220,7 +220,7 @@ export function linkServerSet(collections: Record<string, CompiledCollection>, r
     for (const [field, rule] of Object.entries(collection.serverSet)) {
       if (rule.kind !== "lookup") continue;
       const fPath = at(at(at(at(root, collection.name), "serverSet"), field), "from");
-      const from = collections[rule.from];
+      const from = own(collections, rule.from);
       if (!from) fail("manifest_invalid", fPath, `names an undeclared collection "${rule.from}"`);
       if (from.schema && !from.schema.properties.includes(rule.take)) {
         fail("manifest_invalid", at(at(at(at(root, collection.name), "serverSet"), field), "take"), `"${rule.take}" is not a property of collection "${rule.from}"'s schema`);

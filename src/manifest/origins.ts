@@ -148,7 +148,7 @@ export function compileEmbedAncestors(value: unknown, max: number, path: string)
 
 export function compileCapabilities(value: unknown, path: string): string[] {
   if (value === undefined) return [];
-  const list = expectArray(value, path, "capability_invalid");
+  const list = expectArray(value, path, "manifest_invalid");
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const entryPath = at(path, i);

@@ -10,7 +10,7 @@ import { compileApp } from "./app";
 import { compileCollection, linkServerSet } from "./collections";
 import { buildCsp, compileCapabilities, compileEmbedAncestors, compileHostList } from "./origins";
 import { compileRoles, isRowScoped } from "./permissions";
-import { at, expectBoolean, expectObject, expectString, fail, isObject, onlyKeys, ROOT, utf8Bytes } from "./read";
+import { at, expectBoolean, expectObject, expectString, fail, isObject, onlyKeys, own, ROOT, utf8Bytes } from "./read";
 import { compileRoutes } from "./routes";
 import { compileAgentTasks, compileIngest, compileNotify, compileSchedules, compileWebhooks, type RuleContext } from "./rules";
 import {
@@ -104,7 +104,7 @@ export function parseManifest(input: unknown, limits: ManifestLimits = {}, conte
   if (ext.settingsCollection !== undefined) {
     const sPath = at(ROOT, "settingsCollection");
     settingsCollection = expectString(ext.settingsCollection, sPath, "manifest_invalid");
-    const settings = collections[settingsCollection];
+    const settings = own(collections, settingsCollection);
     if (!settings) fail("manifest_invalid", sPath, `names an undeclared collection "${settingsCollection}"`);
     const write = settings.permissions.write;
     if (write.length !== 1 || write[0].subject !== "owner") fail("manifest_invalid", sPath, `collection "${settingsCollection}" must have write exactly ["owner"]`);

@@ -18,6 +18,11 @@ export function fail(code: ErrorCode, path: string, message: string, extra?: Rec
   throw new RelayError(code, path ? `${path}: ${message}` : message, { path, ...extra });
 }
 
+/** A map entry only when it is the map's own (never `constructor`, `__proto__`…). */
+export function own<T>(map: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,7 @@
  * as a break; this file owns the grammar and the normalised `RouteRule`.
  */
 import { checkField } from "./conditions";
-import { at, expectArray, expectBoolean, expectEnum, expectObject, expectString, expectStringList, fail, onlyKeys } from "./read";
+import { at, expectArray, expectBoolean, expectEnum, expectObject, expectString, expectStringList, fail, onlyKeys, own } from "./read";
 import { propertyTypes } from "./schema";
 import type { CompiledCollection, RouteRule } from "./types";
 
@@ -72,7 +72,7 @@ export function compileRoutes(value: unknown, collections: Record<string, Compil
 
     const cPath = at(rPath, "collection");
     const name = expectString(route.collection, cPath, "manifest_invalid");
-    const collection = collections[name];
+    const collection = own(collections, name);
     if (!collection) fail("manifest_invalid", cPath, `names an undeclared collection "${name}"`);
     if (!collection.permissions.read.some((s) => s.subject === "anyone")) {
       fail("manifest_invalid", cPath, `collection "${name}" must list "anyone" in read to be served on a route`);

@@ -9,7 +9,7 @@ import { checkBodyTemplate, checkField, checkTemplate, compileCondition, MACHINE
 import { checkTargetUrl } from "./origins";
 import {
   at, expectArray, expectBoolean, expectEnum, expectInteger, expectObject, expectString, expectStringList, fail, onlyKeys,
-  stableHash,
+  own, stableHash,
 } from "./read";
 import type {
   AgentTaskRule, CompiledCollection, CompiledRole, IngestRule, JsonObject, JsonValue, ManifestContext, NotifyChannel,
@@ -37,7 +37,7 @@ function ruleList(value: unknown, path: string, code: ErrorCode, max?: number): 
 function ruleCollection(value: unknown, ctx: RuleContext, path: string, code: ErrorCode): CompiledCollection {
   if (value === undefined) fail(code, path, "is required");
   const name = expectString(value, path, code);
-  const collection = ctx.collections[name];
+  const collection = own(ctx.collections, name);
   if (!collection) fail(code, path, `names an undeclared collection "${name}"`);
   return collection;
 }
@@ -233,7 +233,7 @@ export function compileAgentTasks(value: unknown, ctx: RuleContext, root: string
   const code: ErrorCode = "agent_task_invalid";
   const path = at(root, "agentTasks");
   const declared = (name: string, p: string) => {
-    if (!ctx.collections[name]) fail(code, p, `names an undeclared collection "${name}"`);
+    if (!own(ctx.collections, name)) fail(code, p, `names an undeclared collection "${name}"`);
   };
   const rules = uniqueIds(ruleList(value, path, code).map((raw, index) => {
     const rPath = at(path, index);

@@ -7,7 +7,7 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import { RelayError } from "../errors";
-import { at, fail, isObject, utf8Bytes } from "./read";
+import { at, fail, isObject, own, utf8Bytes } from "./read";
 import type { CompiledManifest, CompiledSchema, JsonObject, JsonValue } from "./types";
 
 const TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"];
@@ -209,7 +209,7 @@ function validatorFor(compiled: CompiledManifest, collection: string): Validator
     validatorCache.set(compiled, perManifest);
   }
   if (perManifest.has(collection)) return perManifest.get(collection)!;
-  const def = compiled.collections[collection];
+  const def = own(compiled.collections, collection);
   if (!def) throw new RelayError("collection_not_found", `The app declares no collection "${collection}".`, { collection });
   const validator = def.schema ? new Validator(structuredClone(def.schema.schema) as never, "2020-12", false) : null;
   perManifest.set(collection, validator);
@@ -259,7 +259,7 @@ export function validateInputData(compiled: CompiledManifest, input: unknown): R
   const errors: { path: string; message: string; keyword: string }[] = [];
   for (const [name, rows] of Object.entries(input as JsonObject)) {
     const cPath = at(base, name);
-    const collection = compiled.collections[name];
+    const collection = own(compiled.collections, name);
     if (!collection) refuse(cPath, `the manifest declares no collection "${name}"`);
     if (!Array.isArray(rows)) refuse(cPath, "must be an array of { key?, data }");
     const keys = new Set<string>();

@@ -68,7 +68,7 @@ describe("capabilities", () => {
   table([
     { name: "spec's three", input: caps(["camera", "microphone", "geolocation"]) },
     { name: "the wire's wider list", input: caps(["fullscreen", "clipboard-write", "web-share", "payment", "publickey-credentials-get"]), check: (m) => expect(m.csp.permissionsAllow).toEqual(["fullscreen", "clipboard-write", "web-share", "payment", "publickey-credentials-get"]) },
-    { name: "not an array", input: caps("camera"), code: "capability_invalid", path: CAP },
+    { name: "not an array", input: caps("camera"), code: "manifest_invalid", path: CAP },
     { name: "unknown", input: caps(["camera", "telepathy"]), code: "capability_invalid", path: `${CAP}[1]` },
     { name: "wrong case", input: caps(["Camera"]), code: "capability_invalid", path: `${CAP}[0]` },
     { name: "duplicate", input: caps(["camera", "camera"]), code: "capability_invalid", path: `${CAP}[1]` },

@@ -30,6 +30,7 @@ describe("routes", () => {
     { name: "reserved /b/", input: routes([route({ path: "/b/:token" })]), code: "manifest_invalid", path: `${R}[0].path` },
     { name: "same shape twice", input: routes([route({}), route({ path: "/p/:other" })]), code: "manifest_invalid", path: `${R}[1].path` },
     { name: "undeclared collection", input: routes([route({ collection: "ghost" })]), code: "manifest_invalid", path: `${R}[0].collection` },
+    { name: "collection named like a prototype member", input: routes([route({ collection: "toString" })]), code: "manifest_invalid", path: `${R}[0].collection` },
     { name: "collection not public", input: routes([route({ collection: "secrets", matchOn: "key", title: "x" })]), code: "manifest_invalid", path: `${R}[0].collection` },
     { name: "collection read row-scoped only", input: routes([route({})], { read: ["anyone:own"], update: [] }), code: "manifest_invalid", path: `${R}[0].collection` },
     { name: "matchOn not unique", input: routes([route({ matchOn: "name" })]), code: "manifest_invalid", path: `${R}[0].matchOn` },

@@ -30,6 +30,7 @@ describe("notify", () => {
     { name: "on missing", input: notify({ on: undefined }), code: "notify_invalid", path: `${N}.on` },
     { name: "on delete", input: notify({ on: "delete" }), code: "notify_invalid", path: `${N}.on` },
     { name: "undeclared collection", input: notify({ collection: "ghost" }), code: "notify_invalid", path: `${N}.collection` },
+    { name: "collection named like a prototype member", input: notify({ collection: "constructor" }), code: "notify_invalid", path: `${N}.collection` },
     { name: "to empty", input: notify({ to: [] }), code: "notify_invalid", path: `${N}.to` },
     { name: "literal address", input: notify({ to: ["someone@example.com"] }), code: "notify_invalid", path: `${N}.to[0]` },
     { name: "role: on a built-in", input: notify({ to: ["role:member"] }), code: "notify_invalid", path: `${N}.to[0]` },

@@ -19,6 +19,8 @@ describe("manifest document", () => {
     { name: "extension not an object", input: { [X]: [] }, code: "manifest_invalid", path: X },
     { name: "unknown top-level key", input: manifest({ visibility: "public" }), code: "manifest_invalid", path: `${X}.visibility` },
     { name: "too many collections", input: manifest({ collections: { a: {}, b: {}, c: {} } }), limits: { MAX_COLLECTIONS_PER_APP: 2 }, code: "too_many_collections", path: `${X}.collections` },
+    { name: "a __proto__ collection in JSON text", input: '{"x-service-manifest": {"app": {"name": "A"}, "collections": {"__proto__": {"read": [], "write": ["owner"], "delete": ["owner"]}}}}', code: "collection_name_invalid", path: `${X}.collections.__proto__` },
+    { name: "a __proto__ role in JSON text", input: '{"x-service-manifest": {"app": {"name": "A"}, "roles": {"__proto__": {"label": "x"}}}}', code: "permission_role_invalid", path: `${X}.roles.__proto__` },
     { name: "collections not a map", input: manifest({ collections: [] }), code: "manifest_invalid", path: `${X}.collections` },
     { name: "cdn not boolean", input: manifest({ cdn: "yes" }), code: "manifest_invalid", path: `${X}.cdn` },
     { name: "offline with cdn", input: manifest({ cdn: true, offline: true }), code: "manifest_invalid", path: `${X}.offline` },

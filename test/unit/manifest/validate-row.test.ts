@@ -45,6 +45,7 @@ describe("validateRow", () => {
 
   it("an undeclared collection is collection_not_found", () => {
     expect(errorOf(() => validateRow(compiled, "ghost", {})).code).toBe("collection_not_found");
+    expect(errorOf(() => validateRow(compiled, "constructor", {})).code).toBe("collection_not_found");
   });
 
   it("a bound validator answers the same, and a JSON round trip of the compiled manifest too", () => {
