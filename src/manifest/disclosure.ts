@@ -44,10 +44,25 @@ function who(list: string[]): string {
   return list.length === 0 ? "nobody" : list.join(", ");
 }
 
+const OP_WORDS: Record<string, string> = {
+  equals: "is", notEquals: "is not", in: "is one of", notIn: "is not one of", gt: "is above", lt: "is below",
+  gte: "is at least", lte: "is at most", changedTo: "changes to",
+};
+
 function describeWhen(when: Condition | null): string {
   if (!when) return "";
   if (when.kind === "authorKind") return ` (only when the writer ${when.op === "in" ? "is" : "is not"} ${when.kinds.join("/")})`;
-  return ` (only when ${when.field} ${when.op} ${JSON.stringify(when.value)})`;
+  return ` (only when ${when.field} ${OP_WORDS[when.op]} ${JSON.stringify(when.value)})`;
+}
+
+function describeTarget(target: string): string {
+  if (target === "owner") return "the owner";
+  if (target === "author") return "the row's last writer";
+  if (target === "creator") return "the row's creator";
+  if (target === "submitter") return "the submitter";
+  if (target.startsWith("role:")) return `role "${target.slice(5)}"`;
+  if (target.startsWith("field:")) return `whoever "${target.slice(6)}" names`;
+  return target;
 }
 
 export function disclosure(compiled: CompiledManifest): Disclosure {
@@ -100,7 +115,7 @@ export function disclosure(compiled: CompiledManifest): Disclosure {
     }
   }
   for (const n of compiled.notify) {
-    lines.push(`Notifies ${n.to.join(", ")} by ${n.channels.join("/")} when a row of "${n.collection}" is ${n.on === "create" ? "created" : "updated"}${describeWhen(n.when)}.`);
+    lines.push(`Notifies ${n.to.map(describeTarget).join(", ")} by ${n.channels.join("/")} when a row of "${n.collection}" is ${n.on === "create" ? "created" : "updated"}${describeWhen(n.when)}.`);
   }
   for (const t of compiled.agentTasks) {
     const access = [t.reads.length ? `read ${t.reads.join(", ")}` : "", t.writes.length ? `write ${t.writes.join(", ")}` : ""].filter(Boolean).join(" and ");
