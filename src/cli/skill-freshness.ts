@@ -6,6 +6,7 @@
 import type { ConfigStore } from "./config-store.ts";
 import type { RelayClient } from "./http.ts";
 import type { Output } from "./output.ts";
+import { compareVersions } from "../versions.ts";
 
 export const SKILL_PATH = "/skills/service/SKILL.md";
 export const SKILL_VERSION_PATH = "/skills/service/SKILL.md/version";
@@ -21,20 +22,6 @@ export function markerVersion(markdown: string): string | null {
 export function versionFrom(body: unknown): string {
   const version = typeof body === "object" && body !== null ? (body as { version?: unknown }).version : undefined;
   return typeof version === "string" && version.trim() ? version.trim() : "0.0.0";
-}
-
-function parts(version: string): number[] | null {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
-  return match ? match.slice(1).map(Number) : null;
-}
-
-/** Negative when a < b; unparseable versions sort lowest. */
-export function compareVersions(a: string, b: string): number {
-  const left = parts(a);
-  const right = parts(b);
-  if (!left || !right) return left ? 1 : right ? -1 : 0;
-  for (let i = 0; i < 3; i++) if (left[i] !== right[i]) return left[i] - right[i];
-  return 0;
 }
 
 export function staleWarning(relayVersion: string, readVersion: string): string {

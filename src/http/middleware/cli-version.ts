@@ -6,20 +6,9 @@ import type { MiddlewareHandler } from "hono";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
 import type { AppEnv } from "../types";
+import { compareVersions } from "../../versions";
 
-function parts(version: string): number[] | null {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
-  return match ? match.slice(1).map(Number) : null;
-}
-
-/** Negative when a < b. Unparseable versions sort lowest. */
-export function compareVersions(a: string, b: string): number {
-  const left = parts(a);
-  const right = parts(b);
-  if (!left || !right) return left ? 1 : right ? -1 : 0;
-  for (let i = 0; i < 3; i++) if (left[i] !== right[i]) return left[i] - right[i];
-  return 0;
-}
+export { compareVersions };
 
 export const cliVersionGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const yours = c.req.header("x-service-cli-version");
