@@ -166,7 +166,8 @@ export interface RowError {
 
 export type RowValidation = { ok: true } | { ok: false; errors: RowError[] };
 
-const WRAPPERS = new Set(["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "items", "prefixItems", "additionalItems", "unevaluatedItems", "$ref", "$recursiveRef", "dependentSchemas", "propertyNames", "contains", "then", "else", "allOf"]);
+/** Keywords whose error only says "a subschema failed"; the subschema's own error follows. */
+const WRAPPERS = new Set(["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "items", "prefixItems", "additionalItems", "unevaluatedItems", "$ref", "$recursiveRef", "dependentSchemas", "then", "else", "allOf"]);
 
 function pointer(instanceLocation: string): string {
   return instanceLocation.replace(/^#/, "");
@@ -196,6 +197,10 @@ export function normaliseErrors(raw: { instanceLocation: string; keyword: string
     if (seen.has(id)) continue;
     seen.add(id);
     out.push({ path, message, keyword });
+  }
+  if (out.length === 0) {
+    // Never report "invalid" with nothing to show.
+    return raw.map((e) => ({ path: pointer(e.instanceLocation), message: e.error, keyword: e.keyword }));
   }
   return out;
 }

@@ -12,7 +12,7 @@ const compiled = parseManifest(manifest({
   },
 }, {
   Note: { type: "object", required: ["title"], properties: { title: { type: "string", maxLength: 5 }, tags: { type: "array", items: { type: "string" } }, when: { type: "string", format: "date" }, n: { anyOf: [{ type: "string" }, { type: "number" }] } } },
-  Strict: { type: "object", additionalProperties: false, properties: { a: { type: "integer", minimum: 0 } } },
+  Strict: { type: "object", additionalProperties: false, properties: { a: { type: "integer", minimum: 0 }, list: { type: "array", contains: { type: "string" }, prefixItems: [{}], items: false } } },
 }));
 
 describe("validateRow", () => {
@@ -27,6 +27,8 @@ describe("validateRow", () => {
     { name: "not an object", collection: "notes", data: [1], errors: [{ path: "", keyword: "type" }] },
     { name: "additional property", collection: "strict", data: { a: 1, b: 2 }, errors: [{ path: "/b", keyword: "additionalProperties" }] },
     { name: "several errors at once", collection: "strict", data: { a: -1.5, c: 0 }, errors: [{ path: "/a", keyword: "type" }, { path: "/a", keyword: "minimum" }, { path: "/c", keyword: "additionalProperties" }] },
+    { name: "contains", collection: "strict", data: { list: [1] }, errors: [{ path: "/list", keyword: "contains" }] },
+    { name: "items false", collection: "strict", data: { list: ["a", "b"] }, errors: [{ path: "/list/1", keyword: "items" }] },
     { name: "schemaless accepts any JSON", collection: "loose", data: "just a string" },
   ];
   for (const c of cases) {
