@@ -72,8 +72,8 @@ function strandings(prev: CompiledCollection, cur: CompiledCollection, cPath: st
       out.push({ path: b.path, message: `schema of collection "${cur.name}" tightened: ${b.message}` });
     }
   }
-  if (cur.maxRowBytes < prev.maxRowBytes) {
-    out.push({ path: at(cPath, "storage"), message: `row byte cap lowered from ${prev.maxRowBytes} to ${cur.maxRowBytes}` });
+  if (prev.storage === "document" && cur.storage !== "document") {
+    out.push({ path: at(cPath, "storage"), message: `storage "document" removed: the row byte cap drops from ${prev.maxRowBytes} to ${cur.maxRowBytes}` });
   }
   if (cur.appendOnly && !prev.appendOnly) out.push({ path: at(cPath, "appendOnly"), message: `collection "${cur.name}" made append-only` });
   if (cur.keyClaim === "free" && prev.keyClaim !== "free") {
