@@ -57,8 +57,10 @@ function checkDocument(html: string, cfg: Config): Uint8Array {
   return bytes;
 }
 
-function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null): CompiledManifest {
-  return parseManifest(manifest, manifestLimitsFrom(cfg), { visibility, timezone });
+/** `slug`, when known, lets the compiler refuse the app's own origin in externalHosts and embeds. */
+function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
+  const appOrigin = slug === undefined ? undefined : appUrl(cfg, slug).replace(/\/$/, "");
+  return parseManifest(manifest, manifestLimitsFrom(cfg), { visibility, timezone, appOrigin });
 }
 
 function assetLimits(cfg: Config) {
@@ -105,19 +107,27 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   const visibility = input.visibility ?? "private";
   const document = checkDocument(input.html, cfg);
-  const compiled = compile(input.manifest, cfg, visibility, null);
-  const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg));
   if (input.slug !== undefined && visibility === "link") {
     throw new RelayError("slug_not_allowed_for_link", "Link apps get a server-generated slug; drop `slug`.", { field: "slug" });
   }
   if (input.slug !== undefined) validateSlug(input.slug);
-  if (input.dry_run) return { dryRun: true, body: { ok: true, warnings: compiled.warnings } };
+  let compiled = compile(input.manifest, cfg, visibility, null, input.slug);
+  const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg));
 
+  // A dry run answers what the real deploy would: a full account or a taken slug fail it too.
   const cap = cfg.limits.MAX_APPS_PER_ACCOUNT;
   if ((await countLiveApps(env, actor.ownerHumanId)) >= cap) {
     throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
   }
+  if (input.dry_run) {
+    if (input.slug !== undefined && (await slugExists(env, input.slug))) {
+      throw new RelayError("slug_taken", `The slug "${input.slug}" is in use.`, { field: "slug" });
+    }
+    return { dryRun: true, body: { ok: true, warnings: compiled.warnings } };
+  }
   const slug = await chooseSlug(env, visibility, input.slug, compiled.app.name);
+  // A server-chosen slug is known only now; its origin may not be listed either (a wildcard could cover it).
+  if (input.slug === undefined) compiled = compile(input.manifest, cfg, visibility, null, slug);
   const documentSha = (await storeBytes(env, document, assets))!;
   const index = indexOf(assets);
   const now = nowIso();
@@ -183,7 +193,7 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
 
   const document = input.html === undefined ? null : checkDocument(input.html, cfg);
   const manifestSource = input.manifest === undefined ? JSON.parse(current.manifestJson) : input.manifest;
-  const compiled = compile(manifestSource, cfg, app.visibility, app.timezone);
+  const compiled = compile(manifestSource, cfg, app.visibility, app.timezone, app.slug);
   const assets = input.assets === undefined ? null : await prepareAssets(input.assets, assetLimits(cfg));
 
   const previous = compileLive({ app, version: current }, cfg);
