@@ -43,10 +43,15 @@ export function checkAssetPath(path: string, field: string): void {
 
 function decodeBase64(value: string, field: string): Uint8Array {
   const clean = value.replace(/\s+/g, "");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
-    throw new RelayError("invalid_request", "content_base64 is not valid base64.", { field });
+  const invalid = () => new RelayError("invalid_request", "content_base64 is not valid base64.", { field });
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw invalid();
+  let binary: string;
+  try {
+    // atob also refuses what the pattern lets through (padding on a length that is not a multiple of 4).
+    binary = atob(clean);
+  } catch {
+    throw invalid();
   }
-  const binary = atob(clean);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
