@@ -41,7 +41,7 @@ export function run(verb: Verb, subject: string, name: PrincipalName, v: Variant
     if (!(d.error instanceof RelayError) || d.error.code !== d.code) throw new Error(`refusal ${d.code} does not carry its RelayError`);
     return d.code;
   }
-  if ("canRead" in d) return d.canRead(row) ? "ok:seen" : "ok:unseen";
+  if ("canRead" in d) return (d.canRead as (r: RowContext) => boolean)(row) ? "ok:seen" : "ok:unseen";
   return "ok";
 }
 
