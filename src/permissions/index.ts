@@ -4,6 +4,7 @@
  * throw, a row filter to put in its query, the budget and challenge checks it still owes).
  * Everything here is pure and safe to call inside a storage transaction.
  */
+export { roleAccess, type Access, type Level } from "./access";
 export { authorize, sameJson, type Decision, type Op, type OpAllowances, type OpContexts, type WriteChecks } from "./authorize";
 export { ALL_ROWS, makeFilter, matchesCond, matchesFilter, matchesTerm, pinTerms, type RowContext, type RowFilter, type RowTerm } from "./filters";
 export {

@@ -3,7 +3,7 @@
 // list filter's shape, the credential allowlist, refusal details and row stamps.
 import { describe, expect, it } from "vitest";
 import {
-  anonBudgetExceeded, authorize, authorOf, identityOf, machineAuthor, matchesCond, matchesFilter,
+  anonBudgetExceeded, authorize, authorOf, roleAccess, identityOf, machineAuthor, matchesCond, matchesFilter,
   type Decision, type Op, type Principal, type RowContext,
 } from "../../../src/permissions";
 import { compile, PRINCIPALS as P, row, STRANGER } from "./fixtures";
@@ -489,4 +489,28 @@ describe("conditions (grant pin where, field terms)", () => {
     expect(matchesCond({ field: "s", op: "eq", value: "b" }, "b")).toBe(false);
     expect(matchesCond({ field: "s", op: "eq", value: "b" }, null)).toBe(false);
   });
+});
+
+describe("roleAccess (the roles endpoint's summary)", () => {
+  const m = compile({
+    read: ["member", "staff:assignee"], write: ["staff:own"], update: ["staff:own"], delete: ["lead"],
+  });
+  it("as a member holding the role", () => {
+    expect(roleAccess(m, T, "staff", "member")).toEqual({ read: "all", create: "all", update: "own", delete: "none" });
+    expect(roleAccess(m, T, "lead", "member")).toEqual({ read: "all", create: "all", update: "own", delete: "all" });
+  });
+  it("through a grant link (not a member)", () => {
+    expect(roleAccess(m, T, "staff", "grant")).toEqual({ read: "own", create: "all", update: "own", delete: "none" });
+  });
+  it("appendOnly takes update and delete away", () => {
+    const ao = compile({ read: ["staff"], write: ["staff"], delete: ["staff"], appendOnly: true });
+    expect(roleAccess(ao, T, "staff", "grant")).toEqual({ read: "all", create: "all", update: "none", delete: "none" });
+  });
+  it("agrees with authorize", () => {
+    const g = P.grantStaff;
+    const assigned = row({ data: { assignee_id: "grt_staff" } });
+    expect(code(authorize(m, g, "get", { collection: T, row: assigned }))).toBe("ok");
+    expect(code(authorize(m, g, "get", { collection: T, row: row() }))).toBe("row_not_found");
+  });
+  it("unknown collection → null", () => expect(roleAccess(m, "nope", "staff", "member")).toBeNull());
 });
