@@ -19,6 +19,12 @@ export interface Config {
   maxJsonBodyBytes: number;
   /** Cap on a deploy or redeploy body: the document plus inline assets, base64-encoded. */
   maxDeployBodyBytes: number;
+  /**
+   * Key that signs app-session tokens and asset passes on app origins (`APP_SESSION_SECRET`,
+   * a Worker secret of at least 32 characters). Development mode falls back to a fixed
+   * key; in production a missing or short secret is null and gated apps answer 503.
+   */
+  appSessionSecret: string | null;
   limits: Record<string, number>;
   flags: Record<string, boolean>;
 }
@@ -67,6 +73,15 @@ function parseRegistrationMode(value: string | undefined, development: boolean):
   return development ? "open" : "closed";
 }
 
+/** Only ever used with RELAY_ENV=development: tokens signed with it are worthless elsewhere. */
+const DEVELOPMENT_APP_SESSION_SECRET = "development-only app session key: never valid in production";
+
+function appSessionSecret(env: RawEnv, development: boolean): string | null {
+  const value = str(env, "APP_SESSION_SECRET");
+  if (value !== undefined && value.length >= 32) return value;
+  return development ? DEVELOPMENT_APP_SESSION_SECRET : null;
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function config(env: object): Config {
@@ -94,6 +109,7 @@ export function config(env: object): Config {
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),
+    appSessionSecret: appSessionSecret(raw, development),
     limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
     flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),
   };

@@ -1,16 +1,24 @@
 /**
- * The Worker entry: HTTP through the Hono app, the effects queue consumer, and the cron
- * sweeps. Wiring only; behaviour lives in src/ and durable-objects/.
+ * The Worker entry: HTTP through one of two Hono apps chosen by host — an app origin
+ * (`<slug>.<APPS_DOMAIN>`) gets the app-serving app, everything else the API app — the
+ * effects queue consumer, and the cron sweeps. Wiring only; behaviour lives in src/ and
+ * durable-objects/.
  */
 import { buildApp } from "../src/http/app";
+import { buildServeApp } from "../src/http/serve/app";
+import { servedSlug } from "../src/http/serve/host";
 import { sweepExpired } from "../src/sweeps";
 
 export { AppStore } from "../durable-objects/app-store/app-store";
 
-const app = buildApp();
+const api = buildApp();
+const apps = buildServeApp();
 
 export default {
-  fetch: app.fetch,
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+    // The host comes from the URL, never the Host header (the test pool sends none).
+    return servedSlug(request.url, env) !== null ? apps.fetch(request, env, ctx) : api.fetch(request, env, ctx);
+  },
 
   async queue(batch: MessageBatch<unknown>, _env: Env, _ctx: ExecutionContext): Promise<void> {
     // No effect producers exist yet; acknowledge so nothing is redelivered forever.

@@ -12,6 +12,7 @@ import { signInPages } from "./signin";
 import { homePages } from "./home";
 import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
+import { authorizePages } from "./authorize";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -26,6 +27,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   homePages(route);
   claimCodePages(route);
   devicePages(route);
+  authorizePages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }

@@ -1,0 +1,118 @@
+/**
+ * The per-request state of an app-origin request: which app the Host names (looked up
+ * once), its live version and the policy compiled from that version's manifest (loaded
+ * lazily: the SDK route needs neither). Lifecycle gates live here too: an unknown slug,
+ * a deleted or purged app, or one without a live version is "not found"; a suspended
+ * app is refused. Handlers only ever see an app that may be served.
+ */
+import type { Context } from "hono";
+import { config } from "../../config";
+import { findAppBySlug, getVersion, type AppRow, type AppVersionRow, type AssetEntry } from "../../db/apps";
+import { compileLive } from "../../apps/deploy";
+import { appUrl } from "../../apps/urls";
+import { buildCsp } from "../../manifest/origins";
+import type { AppIdentity, CspSources } from "../../manifest/types";
+import type { AppEnv } from "../types";
+
+/** What serving needs from the compiled manifest. */
+export interface ServedPolicy {
+  app: AppIdentity;
+  csp: CspSources;
+  /** embedAncestors take effect only on a public app that needs no visitor identity (WIRE §5.1). */
+  visitorIdentity: boolean;
+}
+
+export interface LiveApp {
+  version: AppVersionRow;
+  policy: ServedPolicy;
+  assets: AssetEntry[];
+}
+
+export interface ServedApp {
+  slug: string;
+  app: AppRow;
+  /** `<scheme>://<slug>.<APPS_DOMAIN>/` */
+  root: string;
+  origin: string;
+  live(): Promise<LiveApp>;
+}
+
+export interface ServeEnv {
+  Bindings: Env;
+  Variables: AppEnv["Variables"] & { served: ServedApp };
+}
+
+export type ServeContext = Context<ServeEnv>;
+
+/** Why an app-origin request cannot be served; rendered as a page or an envelope. */
+export class ServeRefusal extends Error {
+  constructor(readonly reason: "not_found" | "suspended" | "unconfigured" | "unavailable", message: string) {
+    super(message);
+  }
+}
+
+function parseAssets(json: string): AssetEntry[] {
+  try {
+    const list = JSON.parse(json) as unknown;
+    return Array.isArray(list) ? (list as AssetEntry[]).filter((a) => a && typeof a.path === "string" && typeof a.sha256 === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A policy for a manifest that no longer compiles: nothing beyond 'self', no powers. */
+function fallbackPolicy(app: AppRow): ServedPolicy {
+  return {
+    app: { name: app.slug, description: null, icon: null, indexable: false, ogImage: null },
+    csp: buildCsp([], [], [], false, []),
+    visitorIdentity: false,
+  };
+}
+
+/**
+ * Compiled policies by (app, version, visibility): versions are immutable, so a policy
+ * never goes stale; the map is bounded so an isolate serving many apps stays small.
+ */
+const policyCache = new Map<string, ServedPolicy>();
+const POLICY_CACHE_MAX = 200;
+
+function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy {
+  const key = `${app.id}:${version.version}:${app.visibility}:${app.timezone ?? ""}`;
+  const hit = policyCache.get(key);
+  if (hit) return hit;
+  const compiled = compileLive({ app, version }, config(env));
+  const policy = compiled
+    ? { app: compiled.app, csp: compiled.csp, visitorIdentity: compiled.visitorIdentity }
+    : fallbackPolicy(app);
+  if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);
+  policyCache.set(key, policy);
+  return policy;
+}
+
+export async function resolveServedApp(env: Env, slug: string): Promise<ServedApp> {
+  const app = await findAppBySlug(env, slug);
+  if (!app || app.status === "deleted" || app.currentVersion === null) {
+    throw new ServeRefusal("not_found", "There is no app at this address.");
+  }
+  if (app.status === "suspended") throw new ServeRefusal("suspended", "This app is suspended by the relay's operator.");
+  const root = appUrl(config(env), app.slug);
+  let live: Promise<LiveApp> | undefined;
+  return {
+    slug: app.slug,
+    app,
+    root,
+    origin: new URL(root).origin,
+    live: () => {
+      live ??= (async () => {
+        const version = await getVersion(env, app.id, app.currentVersion!);
+        if (!version) throw new ServeRefusal("not_found", "There is no app at this address.");
+        return { version, policy: policyFor(env, app, version), assets: parseAssets(version.assetsJson) };
+      })();
+      return live;
+    },
+  };
+}
+
+export function isIndexable(served: ServedApp, policy: ServedPolicy): boolean {
+  return served.app.visibility === "public" && policy.app.indexable;
+}

@@ -1,0 +1,44 @@
+/**
+ * Paths the relay keeps for itself on every app origin (WIRE §4.3): `robots.txt`
+ * (disallow everything unless a public app opted into indexing), `favicon.ico` (the
+ * app's emoji icon on a public app, else 404), and `/.well-known/security.txt`,
+ * `/sitemap.xml` and attachment capability URLs under `/b/` answering 404 until those
+ * features exist. An author can never deploy an asset at any of them.
+ */
+import type { Hono } from "hono";
+import type { ServeEnv } from "./context";
+import { isIndexable } from "./context";
+import { iconSvg } from "./identity";
+import { notFoundPage } from "./pages";
+
+export function reservedRoutes(app: Hono<ServeEnv>): void {
+  app.get("/robots.txt", async (c) => {
+    const served = c.get("served");
+    const { policy } = await served.live();
+    const body = isIndexable(served, policy) ? "User-agent: *\nAllow: /\n" : "User-agent: *\nDisallow: /\n";
+    return c.body(body, 200, {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": "public, max-age=60",
+      "X-Content-Type-Options": "nosniff",
+    });
+  });
+
+  app.get("/favicon.ico", async (c) => {
+    const served = c.get("served");
+    const { policy } = await served.live();
+    // Gated apps show nothing of themselves before the gate; their document carries the icon inline.
+    if (served.app.visibility !== "public" || !policy.app.icon) return notFoundPage("This app has no icon here.");
+    return c.body(iconSvg(policy.app.icon), 200, {
+      "Content-Type": "image/svg+xml",
+      "Cache-Control": "public, max-age=60",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+    });
+  });
+
+  for (const path of ["/.well-known/security.txt", "/sitemap.xml"]) {
+    app.get(path, () => notFoundPage());
+  }
+  app.all("/b/*", () => notFoundPage("There is no file at this address."));
+  app.all("/b", () => notFoundPage("There is no file at this address."));
+}

@@ -1,0 +1,76 @@
+/**
+ * Who is looking at an app, from the credentials a request carries in headers (app
+ * origins have no cookies): an app-session token as `Authorization: Bearer`, and on a
+ * link app the share token as `x-service-share`, checked against the app's CURRENT hash
+ * so a rotated link stops at once. A presented credential that does not hold is
+ * reported as `rejected`, so callers can answer 401 instead of silently serving less.
+ */
+import { config } from "../../config";
+import { shareTokenMatches } from "../../apps/share";
+import { appAccessFor, type AppAccess } from "./access";
+import { ServeRefusal, type ServeContext, type ServedApp } from "./context";
+import { signingKeys, verifyAppSession } from "./tokens";
+
+export const SHARE_HEADER = "x-service-share";
+
+export interface Viewer {
+  kind: AppAccess | "anonymous";
+  humanId: string | null;
+  /** The link app's current share token was presented. */
+  share: boolean;
+  /** A credential was presented and did not hold (expired, other app, rotated, lost access). */
+  rejected: boolean;
+}
+
+export const ANONYMOUS: Viewer = { kind: "anonymous", humanId: null, share: false, rejected: false };
+
+export function unconfigured(): ServeRefusal {
+  return new ServeRefusal("unconfigured",
+    "Signing in to apps is not set up on this relay yet: the operator must set the APP_SESSION_SECRET secret. Private and link apps cannot be opened until then.");
+}
+
+/** Keys for signing app credentials, or the 503 refusal when the relay has no secret. */
+export function requireKeys(env: object) {
+  const keys = signingKeys(env);
+  if (!keys) throw unconfigured();
+  return keys;
+}
+
+function bearerOf(header: string | undefined): string | null | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+export async function viewerOf(c: ServeContext, served: ServedApp): Promise<Viewer> {
+  const viewer: Viewer = { ...ANONYMOUS };
+  const bearer = bearerOf(c.req.header("authorization"));
+  if (bearer !== undefined) {
+    const claims = bearer === null ? null : await verifyAppSession(await requireKeys(c.env), bearer, served.app.id);
+    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId) : null;
+    if (claims && access) {
+      viewer.kind = access;
+      viewer.humanId = claims.humanId;
+    } else {
+      viewer.rejected = true;
+    }
+  }
+  const share = c.req.header(SHARE_HEADER);
+  if (share !== undefined && served.app.visibility === "link") {
+    if (await shareTokenMatches(share.trim(), served.app.shareTokenHash)) viewer.share = true;
+    else viewer.rejected = true;
+  }
+  return viewer;
+}
+
+/** Whether this viewer may see the app's document and assets. */
+export function canOpen(served: ServedApp, viewer: Viewer): boolean {
+  if (served.app.visibility === "public") return true;
+  if (viewer.kind !== "anonymous") return true;
+  return served.app.visibility === "link" && viewer.share;
+}
+
+/** The viewer's app session needs the secret; a relay without it cannot open gated apps. */
+export function assertGatedServable(served: ServedApp, env: object): void {
+  if (served.app.visibility !== "public" && !config(env).appSessionSecret) throw unconfigured();
+}

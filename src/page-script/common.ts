@@ -1,0 +1,109 @@
+/**
+ * Browser helpers shared by the gate shell and the SDK bundle: where the app-session
+ * token and the remembered share pass live (localStorage of this app's own origin; app
+ * origins never use cookies, WIRE §4.4), reading and stripping the `#k=` / `#svc_grant=`
+ * fragment, exchanging a one-time grant for an app session, and the headers that carry
+ * the credentials to same-origin `/_svc/*` endpoints and to the gated document.
+ */
+
+export const SESSION_KEY = "service.session";
+export const SHARE_KEY = "service.share";
+export const SHARE_HEADER = "x-service-share";
+
+function store(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export function readStored(key: string): string | null {
+  try {
+    return store()?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeStored(key: string, value: string | null): void {
+  try {
+    const s = store();
+    if (!s) return;
+    if (value === null) s.removeItem(key);
+    else s.setItem(key, value);
+  } catch {
+    // Storage full or blocked: the page still works for this visit.
+  }
+}
+
+/**
+ * Takes the named parameters out of the URL fragment (`#k=…&svc_grant=…`) and rewrites
+ * the address with history.replaceState so the secret leaves the address bar, the
+ * history entry and anything the page copies from location. Other fragments are kept.
+ */
+export function takeFragment(names: string[]): Record<string, string> {
+  const hash = window.location.hash.slice(1);
+  if (!hash.includes("=")) return {};
+  const params = new URLSearchParams(hash);
+  const found: Record<string, string> = {};
+  for (const name of names) {
+    const value = params.get(name);
+    if (value !== null) {
+      found[name] = value;
+      params.delete(name);
+    }
+  }
+  if (Object.keys(found).length === 0) return {};
+  const rest = params.toString();
+  const url = window.location.pathname + window.location.search + (rest ? `#${rest}` : "");
+  try {
+    window.history.replaceState(window.history.state, "", url);
+  } catch {
+    // Sandboxed documents may refuse; the secret is still consumed below.
+  }
+  return found;
+}
+
+/** Headers carrying whatever credential this browser holds for the app. */
+export function credentialHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const token = readStored(SESSION_KEY);
+  if (token) headers.authorization = `Bearer ${token}`;
+  const share = readStored(SHARE_KEY);
+  if (share) headers[SHARE_HEADER] = share;
+  return headers;
+}
+
+export interface SessionInfo {
+  kind: "owner" | "member" | "anonymous";
+  humanId: string | null;
+  visitorId: string | null;
+  displayName: string | null;
+  app: { slug: string; name: string; description: string | null; icon: string | null; visibility: "private" | "link" | "public" };
+  auth: { authorize_url: string };
+}
+
+/** Trades a one-time grant from /authorize for an app-session token and stores it. */
+export async function exchangeGrant(grant: string): Promise<SessionInfo> {
+  const res = await fetch("/_svc/session", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ grant }),
+    credentials: "omit",
+    cache: "no-store",
+  });
+  if (!res.ok) throw new Error(`grant exchange failed (${res.status})`);
+  const body = (await res.json()) as { token: string; session: SessionInfo };
+  writeStored(SESSION_KEY, body.token);
+  return body.session;
+}
+
+/** The address to come back to after /authorize: this page, without secrets in the fragment. */
+export function returnUrl(): string {
+  return window.location.href.split("#")[0];
+}
+
+export function authorizeUrl(base: string, slug: string): string {
+  return `${base}?app=${encodeURIComponent(slug)}&return=${encodeURIComponent(returnUrl())}`;
+}
