@@ -60,17 +60,25 @@ export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVe
 }
 
 /**
- * Adds a version and moves the app to it, only if the app is still at `expectedVersion`
- * (a concurrent redeploy loses with false instead of clobbering).
+ * Adds a version and moves the app to it, only if the app is still live at
+ * `expectedVersion` (a concurrent redeploy or delete loses with false instead of
+ * clobbering). One D1 batch, so both statements land or neither: readers never see a
+ * current_version without its record, and a failed insert leaves the app where it was.
  */
 export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number): Promise<boolean> {
-  const d = db(env);
-  const moved = await env.DB.prepare(
-    "UPDATE apps SET current_version = ?1, last_activity_at = ?2 WHERE id = ?3 AND current_version = ?4",
-  ).bind(version.version, version.createdAt, version.appId, expectedVersion).run();
-  if (moved.meta.changes !== 1) return false;
-  await d.insert(appVersions).values(version);
-  return true;
+  const stillThere = "EXISTS (SELECT 1 FROM apps WHERE id = ?1 AND current_version = ?12 AND status != 'deleted')";
+  const insert = env.DB.prepare(
+    "INSERT INTO app_versions (app_id, version, manifest_json, document_sha256, document_bytes, assets_json, source_hash, compat, breaks_json, created_by_agent_id, created_at) " +
+    `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE ${stillThere}`,
+  ).bind(
+    version.appId, version.version, version.manifestJson, version.documentSha256, version.documentBytes, version.assetsJson,
+    version.sourceHash, version.compat, version.breaksJson, version.createdByAgentId, version.createdAt, expectedVersion,
+  );
+  const advance = env.DB.prepare(
+    "UPDATE apps SET current_version = ?2, last_activity_at = ?3 WHERE id = ?1 AND current_version = ?4 AND status != 'deleted'",
+  ).bind(version.appId, version.version, version.createdAt, expectedVersion);
+  const [inserted, moved] = await env.DB.batch([insert, advance]);
+  return inserted.meta.changes === 1 && moved.meta.changes === 1;
 }
 
 export interface ListAppsQuery {
