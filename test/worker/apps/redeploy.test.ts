@@ -201,7 +201,7 @@ describe("redeploy: compatibility gate", () => {
     ["a new embed", manifestWith({ notes: notesCollection(), tags: notesCollection() }, { embeds: ["https://www.youtube.com"] }), "x-service-manifest.embeds[0]"],
     ["a tightened schema", {
       ...manifestWith({ notes: notesCollection(), tags: notesCollection() }),
-      $defs: { Note: { ...MANIFEST.$defs, type: "object", properties: { text: { type: "string", maxLength: 10 }, tag: { type: "string", maxLength: 40 }, due: { type: "string", maxLength: 40 } }, required: ["text"], additionalProperties: false } },
+      $defs: { Note: { type: "object", properties: { text: { type: "string", maxLength: 10 }, tag: { type: "string", maxLength: 40 }, due: { type: "string", maxLength: 40 } }, required: ["text"], additionalProperties: false } },
     }, "$defs.Note"],
   ];
 
