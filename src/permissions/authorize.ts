@@ -13,9 +13,9 @@
  */
 import type { CompiledCollection, CompiledManifest, Subject } from "../manifest";
 import { makeFilter, matchesFilter, matchesTerm, pinTerms, type RowContext, type RowFilter, type RowTerm } from "./filters";
-import { identityOf, type CredentialOp, type Principal } from "./principal";
+import { identityOf, sameAuthor, type CredentialOp, type Principal } from "./principal";
 import { refusals, type Refusal } from "./refusals";
-import { inPopulation, reach, reachesAny, standing, type Reach, type Standing } from "./subjects";
+import { inPopulation, reach, reachesAny, scopeTerm, standing, type Reach, type Standing } from "./subjects";
 
 export type Op = "list" | "get" | "count" | "create" | "update" | "delete" | "purge" | "restore" | "listDeleted";
 
@@ -148,20 +148,15 @@ class Deciding {
     return refusals.appendOnly(this.name);
   }
 
-  /** Whether a subject list (row-scoped subjects included) reaches this row. */
+  /** The subjects of a list that reach this row for the caller (row-scoped ones included). */
   listReachesRow(list: Subject[], row: RowContext): { ok: boolean; via: Subject[] } {
-    const via: Subject[] = [];
-    const id = this.standing.identity;
-    for (const s of list) {
-      if (!inPopulation(s, this.standing)) continue;
-      if (s.scope === "all") {
-        via.push(s);
-        continue;
-      }
-      if (!id) continue;
-      const r = reach([s], this.standing, this.collection.relations);
-      if (r.terms.some((t) => matchesTerm(t, row))) via.push(s);
-    }
+    const { identity } = this.standing;
+    const via = list.filter((s) => {
+      if (!inPopulation(s, this.standing)) return false;
+      if (s.scope === "all") return true;
+      const term = identity && scopeTerm(s, identity, this.collection.relations);
+      return !!term && matchesTerm(term, row);
+    });
     return { ok: via.length > 0, via };
   }
 
@@ -260,8 +255,7 @@ const DECIDERS: Deciders = {
       // Omitted carries forward; an unchanged echo is fine.
       if (Object.hasOwn(after, field) && !sameJson(before[field], after[field])) return refusals.immutable(d.name, field);
     }
-    const identity = d.standing.identity;
-    const isCreator = identity !== null && row.creator.kind === identity.kind && row.creator.id === identity.id;
+    const isCreator = sameAuthor(row.creator, d.standing.identity);
     for (const [name, rel] of Object.entries(d.collection.relations)) {
       if (rel.set !== "writer" || isCreator) continue;
       if (!sameJson(before[rel.field], after[rel.field])) return refusals.relationSet(d.name, name, rel.field);
