@@ -13,6 +13,8 @@ export interface FlagSpec {
   /** Placeholder shown in help for string flags. */
   value?: string;
   description: string;
+  /** A string flag that may be given more than once (WIRE §6.6: only `--asset`); its values collect in order. */
+  repeatable?: boolean;
 }
 
 export interface ArgSpec {
@@ -21,7 +23,7 @@ export interface ArgSpec {
   description: string;
 }
 
-export type FlagValues = Record<string, string | true | undefined>;
+export type FlagValues = Record<string, string | true | string[] | undefined>;
 
 export interface Parsed {
   flags: FlagValues;
@@ -78,6 +80,12 @@ export function parseArgs(tokens: string[], specs: FlagSpec[], argSpecs: ArgSpec
   const args: string[] = [];
 
   const set = (spec: FlagSpec, value: string | true, written: string) => {
+    if (spec.repeatable && spec.kind === "string" && typeof value === "string") {
+      if (value === "") throw invalidArgs(`The flag ${written} needs a non-empty value.`, helpCommand, { flag: `--${spec.name}` });
+      const list = flags[spec.name];
+      flags[spec.name] = [...(Array.isArray(list) ? list : []), value];
+      return;
+    }
     if (flags[spec.name] !== undefined) throw invalidArgs(`The flag --${spec.name} was given more than once.`, helpCommand, { flag: `--${spec.name}` });
     if (spec.kind === "string" && typeof value === "string" && value === "" ) {
       throw invalidArgs(`The flag ${written} needs a non-empty value.`, helpCommand, { flag: `--${spec.name}` });
@@ -134,6 +142,12 @@ export function parseArgs(tokens: string[], specs: FlagSpec[], argSpecs: ArgSpec
 export function stringFlag(flags: FlagValues, name: string): string | undefined {
   const value = flags[name];
   return typeof value === "string" ? value : undefined;
+}
+
+/** Every value of a repeatable flag, in the order given (empty when absent). */
+export function listFlag(flags: FlagValues, name: string): string[] {
+  const value = flags[name];
+  return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
 }
 
 export function boolFlag(flags: FlagValues, name: string): boolean {

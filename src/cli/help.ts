@@ -2,9 +2,14 @@
 // accepts. main.ts answers -h/--help here for the program, every noun and every verb,
 // before any flag validation and without running the command.
 import { GLOBAL_FLAGS, type FlagSpec } from "./argv.ts";
-import { NOUNS } from "./commands/registry.ts";
+import { COMMANDS, NOUNS } from "./commands/registry.ts";
 import type { Command, Noun } from "./commands/types.ts";
 import { DEFAULT_URL } from "./context.ts";
+
+/** "service <noun> <verb>", or "service <word>" for a command without a verb. */
+export function commandName(cmd: Command): string {
+  return cmd.verb ? `service ${cmd.noun} ${cmd.verb}` : `service ${cmd.noun}`;
+}
 
 function table(rows: [string, string][]): string[] {
   const width = Math.max(0, ...rows.map(([left]) => left.length));
@@ -25,7 +30,10 @@ export function programHelp(version: string): string {
     "Usage: service <noun> <verb> [arguments] [flags]",
     "",
     "Commands:",
-    ...table(NOUNS.flatMap((n) => n.verbs.map((v): [string, string] => [`${n.name} ${v.verb}`, v.summary]))),
+    ...table([
+      ...COMMANDS.map((c): [string, string] => [c.noun, c.summary]),
+      ...NOUNS.flatMap((n) => n.verbs.map((v): [string, string] => [`${n.name} ${v.verb}`, v.summary])),
+    ]),
     "",
     "Global flags (every command):",
     ...table([...flagRows(GLOBAL_FLAGS), ["-v, --version", "print the CLI version (first argument only)"]]),
@@ -61,9 +69,9 @@ export function nounHelp(noun: Noun): string {
 export function verbHelp(cmd: Command): string {
   const usageArgs = cmd.args.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(" ");
   const lines = [
-    `service ${cmd.noun} ${cmd.verb}: ${cmd.summary}`,
+    `${commandName(cmd)}: ${cmd.summary}`,
     "",
-    `Usage: service ${cmd.noun} ${cmd.verb}${usageArgs ? ` ${usageArgs}` : ""} [flags]`,
+    `Usage: ${commandName(cmd)}${usageArgs ? ` ${usageArgs}` : ""} [flags]`,
   ];
   if (cmd.description) lines.push("", cmd.description);
   if (cmd.args.length > 0) {

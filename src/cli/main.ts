@@ -3,14 +3,14 @@
 // declaration, runs it, and is the ONE place that turns errors into stderr output and
 // an exit code (0 ok, 1 error, 75 upgrade required).
 import { GLOBAL_FLAGS, parseArgs, splitCommand, wantsHelp } from "./argv.ts";
-import { findNoun, NOUNS } from "./commands/registry.ts";
-import type { CommandContext } from "./commands/types.ts";
+import { findCommand, findNoun, NOUNS } from "./commands/registry.ts";
+import type { Command, CommandContext } from "./commands/types.ts";
 import { ConfigStore } from "./config-store.ts";
 import { resolve } from "./context.ts";
 import { CliError, invalidArgs } from "./errors.ts";
-import { nounHelp, programHelp, verbHelp } from "./help.ts";
+import { commandName, nounHelp, programHelp, verbHelp } from "./help.ts";
 import { RelayClient } from "./http.ts";
-import { createOutput, type Streams } from "./output.ts";
+import { createOutput, type Output, type Streams } from "./output.ts";
 import { dailyCheck } from "./skill-freshness.ts";
 import { announcedVersion, cliVersion } from "./version.ts";
 
@@ -40,6 +40,15 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
       parseArgs(rest, GLOBAL_FLAGS, [], "service");
       throw invalidArgs("No command given.", "service");
     }
+    // A command without a verb (`service deploy [dir] [flags]`): everything after its word is its own.
+    const single = findCommand(words[0]);
+    if (single) {
+      if (help) {
+        out.text(verbHelp(single));
+        return 0;
+      }
+      return await run(single, splitCommand(argv, 1).rest, io, out);
+    }
     const noun = findNoun(words[0]);
     if (!noun) throw unknownCommand(`Unknown command ${JSON.stringify(words[0])}; the nouns are ${NOUNS.map((n) => n.name).join(", ")}.`, "service");
     const verb = words[1] === undefined ? undefined : noun.verbs.find((v) => v.verb === words[1]);
@@ -59,24 +68,7 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
       return 0;
     }
 
-    const command = `service ${noun.name} ${verb.verb}`;
-    const parsed = parseArgs(rest, [...verb.flags, ...GLOBAL_FLAGS], verb.args, command);
-    const store = new ConfigStore(io.env);
-    let lastRelay: RelayClient | null = null;
-    const ctx: CommandContext = {
-      command,
-      flags: parsed.flags,
-      args: parsed.args,
-      env: io.env,
-      out,
-      store,
-      stdin: io.stdin,
-      resolve: (options) => resolve(parsed.flags, io.env, store.readConfig(), command, options),
-      relay: (url) => (lastRelay = new RelayClient(url, announcedVersion(io.env))),
-    };
-    await verb.run(ctx);
-    if (verb.skillCheck && lastRelay) await dailyCheck(store, lastRelay, out);
-    return 0;
+    return await run(verb, rest, io, out);
   } catch (err) {
     const error = err instanceof CliError ? err : new CliError("internal", `Unexpected failure: ${err instanceof Error ? err.message : String(err)}`, {
       hint: "This is a bug in the CLI; please report it with the command you ran.",
@@ -84,4 +76,26 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
     out.error(error);
     return error.exitCode;
   }
+}
+
+/** Parses a command's flags and arguments, runs it, then the daily skill check. */
+async function run(verb: Command, rest: string[], io: MainIo, out: Output): Promise<number> {
+  const command = commandName(verb);
+  const parsed = parseArgs(rest, [...verb.flags, ...GLOBAL_FLAGS], verb.args, command);
+  const store = new ConfigStore(io.env);
+  let lastRelay: RelayClient | null = null;
+  const ctx: CommandContext = {
+    command,
+    flags: parsed.flags,
+    args: parsed.args,
+    env: io.env,
+    out,
+    store,
+    stdin: io.stdin,
+    resolve: (options) => resolve(parsed.flags, io.env, store.readConfig(), command, options),
+    relay: (url) => (lastRelay = new RelayClient(url, announcedVersion(io.env))),
+  };
+  const code = await verb.run(ctx);
+  if (verb.skillCheck && lastRelay) await dailyCheck(store, lastRelay, out);
+  return typeof code === "number" ? code : 0;
 }

@@ -23,7 +23,9 @@ export interface CommandContext {
 }
 
 export interface Command {
+  /** The first word; for a command without a verb (`deploy`), its only word. */
   noun: string;
+  /** The second word, or "" for a command without a verb (listed in COMMANDS, not NOUNS). */
   verb: string;
   /** One line for the noun's verb list. */
   summary: string;
@@ -37,7 +39,8 @@ export interface Command {
    * succeeds (false for local-only commands and for the skill verbs themselves).
    */
   skillCheck: boolean;
-  run(ctx: CommandContext): Promise<void>;
+  /** Resolves to an exit code only when success is not 0 (`apps audit` with a high finding). */
+  run(ctx: CommandContext): Promise<void | number>;
 }
 
 export interface Noun {
