@@ -1,6 +1,18 @@
 // The command table: every noun and its verbs, in help order. Adding a verb means writing
 // its file under commands/<noun>/ and listing it here; main.ts and help.ts read only this.
-import type { Noun } from "./types.ts";
+// COMMANDS are the commands without a verb (`service deploy [dir]`).
+import type { Command, Noun } from "./types.ts";
+import { deploy } from "./deploy/deploy.ts";
+import { appsList } from "./apps/list.ts";
+import { appsShow } from "./apps/show.ts";
+import { appsAudit } from "./apps/audit.ts";
+import { appsUpdate } from "./apps/update.ts";
+import { appsShareLink } from "./apps/share-link.ts";
+import { appsDelete } from "./apps/delete.ts";
+import { appsDeleted } from "./apps/deleted.ts";
+import { appsRestore } from "./apps/restore.ts";
+import { appsPurge } from "./apps/purge.ts";
+import { appsWake } from "./apps/wake.ts";
 import { agentRegister } from "./agent/register.ts";
 import { agentClaim } from "./agent/claim.ts";
 import { agentSetKey } from "./agent/set-key.ts";
@@ -16,12 +28,23 @@ import { configRm } from "./config/rm.ts";
 import { skillShow } from "./skill/show.ts";
 import { skillVersion } from "./skill/version.ts";
 
+export const COMMANDS: Command[] = [deploy];
+
 export const NOUNS: Noun[] = [
+  {
+    name: "apps",
+    summary: "list, inspect, audit, change, delete, restore and purge your apps",
+    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake],
+  },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
   { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
   { name: "skill", summary: "the relay's guide for agents and its version", verbs: [skillShow, skillVersion] },
 ];
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.noun === name);
+}
 
 export function findNoun(name: string): Noun | undefined {
   return NOUNS.find((n) => n.name === name);
