@@ -41,7 +41,9 @@ export async function detailOf(c: AppContext, app: AppRow) {
   return viewDetail(config(c.env), app, version ? JSON.parse(version.manifestJson) : null, usage);
 }
 
+/** An IANA zone name (`Europe/Paris`, `UTC`); offsets such as `+01:00` are not names. */
 function validTimezone(zone: string): boolean {
+  if (!/^[A-Za-z]/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });
     return true;
@@ -98,7 +100,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     },
   }, async (c, { body }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    if (body.timezone && !validTimezone(body.timezone)) {
+    if (typeof body.timezone === "string" && !validTimezone(body.timezone)) {
       throw new RelayError("invalid_request", `"${body.timezone}" is not an IANA time zone such as Europe/Paris.`, { field: "timezone" });
     }
     const patch: Partial<AppRow> = {};
