@@ -8,7 +8,7 @@ import { APP_ARG, target } from "./common.ts";
 export const appsShareLink: Command = {
   noun: "apps",
   verb: "share-link",
-  summary: "rotate: give a link app a new share URL (printed once; the old one dies)",
+  summary: "rotate <app>: a new share URL for a link app (printed once; the old one dies)",
   flags: [],
   args: [{ name: "action", required: true, description: "rotate (the only action)" }, APP_ARG],
   examples: ["service apps share-link rotate my-app"],
