@@ -49,6 +49,8 @@ export interface DeployPackage {
   manifest?: Record<string, unknown>;
   /** Undefined: no assets/ folder and no --asset (a redeploy keeps the live set). */
   assets?: InlineAsset[];
+  /** Whether an assets/ folder was read (without one, `assets` holds only --asset files). */
+  assetsFolder: boolean;
   /** Things the user should know, for `warning:` lines on stderr. */
   warnings: string[];
 }
@@ -91,7 +93,7 @@ export function readPackage(options: PackageOptions): DeployPackage {
   const target = path.resolve(cwd, options.target);
   const stat = statOrNull(target);
   if (!stat) throw invalidArgs(`Nothing to deploy at ${options.target}: no such file or directory.`, command);
-  const pkg: DeployPackage = { form: stat.isDirectory() ? "directory" : "file", warnings: [] };
+  const pkg: DeployPackage = { form: stat.isDirectory() ? "directory" : "file", assetsFolder: false, warnings: [] };
   const flagManifest = options.manifest === undefined ? undefined : readManifestFlag(options.manifest, command, cwd);
   const extras = options.assetFlags.map((value) => parseAssetFlag(value, command, cwd));
   // Files the flags ship from beside index.html are deployed, not stray.
@@ -110,7 +112,10 @@ export function readPackage(options: PackageOptions): DeployPackage {
     } else if (statOrNull(manifestFile)?.isFile()) {
       pkg.manifest = parseManifestText(readFileSync(manifestFile, "utf8"), displayPath(manifestFile, cwd), command);
     }
-    if (statOrNull(assetsDir)?.isDirectory()) dirAssets = walkAssets(assetsDir, command, cwd);
+    if (statOrNull(assetsDir)?.isDirectory()) {
+      dirAssets = walkAssets(assetsDir, command, cwd);
+      pkg.assetsFolder = true;
+    }
 
     for (const entry of readdirSync(target, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (entry.name.startsWith(".") || entry.name === DOCUMENT_NAME || entry.name === MANIFEST_NAME) continue;

@@ -423,6 +423,12 @@ describe("deploy on the wire (stand-in relay)", () => {
     expect(run.stderr).toContain("stray.bin");
     expect(run.stderr).not.toContain("readme.md");
 
+    // Without an assets/ folder the --asset files are the whole set: a redeploy says so.
+    const htmlOnly = writeDir({ "index.html": "<p>y</p>" });
+    const only = ok(await cli(["deploy", htmlOnly, "--app", APP_ID, "--asset", `${path.join(elsewhere, "new-logo.png")}=img/logo.png`]));
+    expect(deploys()[0].body).toEqual({ html: "<p>y</p>", assets: [{ path: "img/logo.png", content_base64: PNG_B64 }] });
+    expect(only.stderr).toMatch(/^warning: there is no assets\/ folder, so the --asset files become the app's whole asset set/);
+
     const bad = await cli(["deploy", dir, "--asset", "no-equals-sign"]);
     expect(bad.error()).toMatchObject({ code: "invalid_args", message: expect.stringContaining("<local>=<app-path>") });
     expect(seen).toHaveLength(0);

@@ -107,6 +107,9 @@ export const deploy: Command = {
       return;
     }
 
+    if (pkg.assets !== undefined && !pkg.assetsFolder) {
+      ctx.out.warn("there is no assets/ folder, so the --asset files become the app's whole asset set; live assets not among them are removed.");
+    }
     const app = await resolveApp(relay, key, appRef);
     const path = `/v1/apps/${encodeURIComponent(app.id)}`;
     const body = { ...parts, ...(force ? { force: true } : {}), ...(check ? { dry_run: true } : {}) };
