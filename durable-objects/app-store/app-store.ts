@@ -1,33 +1,244 @@
 /**
- * AppStore: one Durable Object per app, owning its rows, unique index, change feed,
- * watchers and effect outbox (DESIGN §2). This first version only lays down its SQLite
- * schema version table inside blockConcurrencyWhile; the data plane fills it in.
+ * AppStore: one Durable Object per app, the single writer of its rows, unique index,
+ * change feed and effect outbox (DESIGN §2–3). Its methods are thin RPC shells: each
+ * loads the compiled manifest of the version the Worker names (cached per version, read
+ * from D1 once), runs the operation in rows.ts inside one storage transaction, and after
+ * commit wakes long-poll waiters. Failures travel back as plain `{ ok: false, error }`
+ * results, because exception classes do not survive RPC.
  */
 import { DurableObject } from "cloudflare:workers";
+import { RelayError, type ErrorCode } from "../../src/errors";
+import { config } from "../../src/config";
+import { parseManifest, manifestLimitsFrom, type CompiledManifest } from "../../src/manifest";
+import type { Principal } from "../../src/permissions";
+import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
+import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
+import { readFeed, type FeedEntry, type FeedPage } from "./feed";
 
-export const APP_STORE_SCHEMA_VERSION = 1;
-/** The rows table the data plane keeps; usage() counts it once it exists. */
 export const ROWS_TABLE = "_svc_rows";
+export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
 
 export interface AppStoreUsage {
   rowCount: number;
   storageBytes: number;
 }
 
-export class AppStore extends DurableObject<Env> {
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
+
+/** What the Worker tells the store on every call: which app and version, and who asks. */
+export interface CallContext {
+  appId: string;
+  version: number;
+  principal: Principal;
+  challenge?: WriteContext["challenge"];
+}
+
+export interface BatchResult {
+  results: { index: number; ok: boolean; key?: string; error?: { code: string; message: string; status: number; details?: Record<string, unknown> } }[];
+  ok_count: number;
+  error_count: number;
+}
+
+const MAX_WAIT_MS = 30_000;
+
+/**
+ * The store's RPC surface as the Worker sees it. The class implements it, so the two
+ * cannot drift; the Worker's stub is typed with it (workerd's generic RPC typing of
+ * recursive JSON results is too deep for the compiler).
+ */
+export interface AppStoreApi {
+  listRows(call: CallContext, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }): Promise<Outcome<{ rows: RowView[]; next_cursor: string | null; has_more: boolean }>>;
+  getRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>>;
+  countRows(call: CallContext, collection: string): Promise<Outcome<number>>;
+  createRow(call: CallContext, collection: string, input: { data: unknown; key?: string; on?: string }): Promise<Outcome<{ row: RowView; deduped?: true; created: boolean }>>;
+  updateRow(call: CallContext, collection: string, key: string, input: { data: unknown; if_match?: number }): Promise<Outcome<RowView>>;
+  deleteRow(call: CallContext, collection: string, key: string, input: { if_match?: number }): Promise<Outcome<null>>;
+  purgeRow(call: CallContext, collection: string, key: string): Promise<Outcome<null>>;
+  restoreRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>>;
+  deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>>;
+  batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>>;
+  batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>>;
+  feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>>;
+  usage(): Promise<AppStoreUsage>;
+  destroy(): Promise<void>;
+  schemaVersion(): Promise<number>;
+}
+
+export class AppStore extends DurableObject<Env> implements AppStoreApi {
+  private compiled: { version: number; manifest: CompiledManifest } | null = null;
+  private readonly waiters = new Set<() => void>();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => {
-      ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS _svc_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-      ctx.storage.sql.exec("INSERT OR IGNORE INTO _svc_meta (key, value) VALUES ('schema_version', ?)", String(APP_STORE_SCHEMA_VERSION));
+    ctx.blockConcurrencyWhile(async () => migrate(ctx.storage.sql));
+  }
+
+  // ---- plumbing ----
+
+  private async manifest(appId: string, version: number): Promise<CompiledManifest> {
+    if (this.compiled?.version === version) return this.compiled.manifest;
+    const row = await this.env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1 AND version = ?2")
+      .bind(appId, version).first<{ manifest_json: string }>();
+    if (!row) throw new RelayError("app_not_found", "This app has no such version.");
+    const manifest = parseManifest(JSON.parse(row.manifest_json), manifestLimitsFrom(config(this.env)));
+    this.compiled = { version, manifest };
+    if (readMeta(this.ctx.storage.sql, "app_id") === null) writeMeta(this.ctx.storage.sql, "app_id", appId);
+    return manifest;
+  }
+
+  private async rows(call: CallContext): Promise<Rows> {
+    const cfg = config(this.env);
+    return new Rows(this.ctx.storage.sql, await this.manifest(call.appId, call.version), {
+      maxRows: cfg.limits.MAX_ROWS_PER_APP, maxStorageBytes: cfg.limits.MAX_STORAGE_BYTES_PER_APP,
     });
   }
 
+  private writeContext(call: CallContext): WriteContext {
+    return { principal: call.principal, challenge: call.challenge ?? "absent", now: new Date().toISOString() };
+  }
+
+  private async run<T>(work: () => Promise<T> | T): Promise<Outcome<T>> {
+    try {
+      return { ok: true, value: await work() };
+    } catch (err) {
+      if (err instanceof RelayError) return { ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+      throw err;
+    }
+  }
+
+  /** Runs one write in a transaction; on commit, wakes whoever waits for the feed. */
+  private write<T>(work: (feed: FeedEntry[]) => T): T {
+    const feed: FeedEntry[] = [];
+    const result = this.ctx.storage.transactionSync(() => work(feed));
+    if (feed.length) this.afterCommit(feed);
+    return result;
+  }
+
+  private afterCommit(_entries: FeedEntry[]): void {
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+  }
+
+  // ---- rows ----
+
+  async listRows(call: CallContext, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }) {
+    return this.run(async () => (await this.rows(call)).list(call.principal, collection, input));
+  }
+
+  async getRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>> {
+    return this.run(async () => (await this.rows(call)).get(call.principal, collection, key));
+  }
+
+  async countRows(call: CallContext, collection: string): Promise<Outcome<number>> {
+    return this.run(async () => (await this.rows(call)).count(call.principal, collection));
+  }
+
+  async createRow(call: CallContext, collection: string, input: { data: unknown; key?: string; on?: string }) {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      return this.write((feed) => rows.create(this.writeContext(call), collection, input, feed));
+    });
+  }
+
+  async updateRow(call: CallContext, collection: string, key: string, input: { data: unknown; if_match?: number }): Promise<Outcome<RowView>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      return this.write((feed) => rows.update(this.writeContext(call), collection, key, input, feed));
+    });
+  }
+
+  async deleteRow(call: CallContext, collection: string, key: string, input: { if_match?: number }): Promise<Outcome<null>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      this.write((feed) => rows.remove(this.writeContext(call), collection, key, input, feed));
+      return null;
+    });
+  }
+
+  async purgeRow(call: CallContext, collection: string, key: string): Promise<Outcome<null>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      this.write((feed) => rows.purge(this.writeContext(call), collection, key, feed));
+      return null;
+    });
+  }
+
+  async restoreRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      return this.write((feed) => rows.restore(this.writeContext(call), collection, key, feed));
+    });
+  }
+
+  async deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>> {
+    return this.run(async () => (await this.rows(call)).deleted(call.principal, collection, input));
+  }
+
+  /** Per-row results; a bad row never aborts the others (each row is its own transaction). */
+  async batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      return this.batch(input.rows.map((row) => () => {
+        const created = this.write((feed) => rows.create(this.writeContext(call), collection, { ...row, ...(input.on ? { on: input.on } : {}) }, feed));
+        return created.row.key;
+      }));
+    });
+  }
+
+  async batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      return this.batch(keys.map((key) => () => {
+        this.write((feed) => rows.remove(this.writeContext(call), collection, key, {}, feed));
+        return key;
+      }));
+    });
+  }
+
+  private batch(items: (() => string)[]): BatchResult {
+    const results: BatchResult["results"] = items.map((item, index) => {
+      try {
+        return { index, ok: true, key: item() };
+      } catch (err) {
+        if (!(err instanceof RelayError)) throw err;
+        return { index, ok: false, error: { code: err.code, message: err.message, status: err.status, ...(err.details ? { details: err.details } : {}) } };
+      }
+    });
+    const okCount = results.filter((r) => r.ok).length;
+    return { results, ok_count: okCount, error_count: results.length - okCount };
+  }
+
+  // ---- feed ----
+
+  /**
+   * Entries after `since`, holding the call open up to `waitMs` when caught up. Entries
+   * are filtered to what the principal may read.
+   */
+  async feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>> {
+    return this.run(async () => {
+      const rows = await this.rows(call);
+      const deadline = Date.now() + Math.min(Math.max(waitMs, 0), MAX_WAIT_MS);
+      for (;;) {
+        const page = readFeed(this.ctx.storage.sql, since, limit);
+        if ("resync" in page) throw new RelayError("resync_required", "The cursor is below the feed's retention floor; re-list each collection and resume from the newest cursor.", { since });
+        const visible = { ...page, entries: rows.visibleEntries(call.principal, page.entries) };
+        const remaining = deadline - Date.now();
+        if (page.entries.length > 0 || remaining <= 0) return visible;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => { this.waiters.delete(wake); resolve(); }, remaining);
+          const wake = () => { clearTimeout(timer); resolve(); };
+          this.waiters.add(wake);
+        });
+      }
+    });
+  }
+
+  // ---- app-level ----
+
   /** Live rows and bytes on disk, for the app detail record and quotas. */
-  usage(): AppStoreUsage {
+  async usage(): Promise<AppStoreUsage> {
     const sql = this.ctx.storage.sql;
-    const hasRows = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", ROWS_TABLE).toArray().length > 0;
-    const rowCount = hasRows ? Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${ROWS_TABLE} WHERE deleted_at IS NULL`).one().n) : 0;
+    const rowCount = Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${ROWS_TABLE} WHERE deleted_at IS NULL`).one().n);
     return { rowCount, storageBytes: sql.databaseSize };
   }
 
@@ -35,11 +246,11 @@ export class AppStore extends DurableObject<Env> {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.compiled = null;
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */
-  schemaVersion(): number {
-    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM _svc_meta WHERE key = 'schema_version'").one();
-    return Number(row.value);
+  async schemaVersion(): Promise<number> {
+    return Number(readMeta(this.ctx.storage.sql, "schema_version"));
   }
 }

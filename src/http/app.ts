@@ -18,6 +18,8 @@ import { selfRoutes } from "./v1/self";
 import { deployRoutes } from "./v1/deploy";
 import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
+import { rowRoutes } from "./v1/rows";
+import { feedRoutes } from "./v1/feed";
 import { docsRoutes } from "./docs";
 import { devMailRoutes } from "./dev-mail";
 import { skillRoutes } from "./skill";
@@ -50,6 +52,8 @@ export function buildApp(): Hono<AppEnv> {
   appReviewRoutes(app); // before appRoutes: /v1/apps/advisories must win over /v1/apps/:id
   deployRoutes(app);
   appRoutes(app);
+  rowRoutes(app);
+  feedRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   skillRoutes(app);

@@ -1,0 +1,496 @@
+/**
+ * Row operations of one app, run inside the AppStore's single-writer storage. Each write
+ * is one synchronous SQLite transaction: permission (the pure engine in src/permissions),
+ * schema, size, serverSet, unique, quotas and the anonymous budget are checked, then the
+ * row, its unique slots and its feed entry are written together — or nothing is. Failures
+ * are thrown as RelayError; the AppStore turns them into plain results at the RPC edge.
+ */
+import { RelayError } from "../../src/errors";
+import { authorize, authorOf, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
+import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
+import { afterCursorSql, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, whereSql, type SqlFragment } from "./query";
+import { appendFeed, type FeedEntry } from "./feed";
+
+export type StoredRow = {
+  rid: number;
+  collection: string;
+  key: string;
+  data: string;
+  version: number;
+  bytes: number;
+  creator_kind: string;
+  creator_id: string;
+  editor_kind: string;
+  editor_id: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+  deleter_kind: string | null;
+  deleter_id: string | null;
+  purged: number;
+};
+
+/** A live row on the wire: WIRE §2.14 plus CONTRACT §6's creator and editor. */
+export interface RowView {
+  key: string;
+  data: JsonValue;
+  version: number;
+  author: Author;
+  creator: Author;
+  editor: Author;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface DeletedRowView {
+  key: string;
+  data: JsonValue;
+  version: number;
+  author: Author | null;
+  creator: Author;
+  created_at: string;
+  deleted_at: string;
+  recoverable_until: string;
+  purged: boolean;
+}
+
+export interface Limits {
+  maxRows: number;
+  maxStorageBytes: number;
+}
+
+export interface WriteContext {
+  principal: Principal;
+  /** Outcome of the bot challenge the Worker checked, when the request carried a token. */
+  challenge: "verified" | "absent" | "failed";
+  now: string;
+}
+
+export const RESTORE_WINDOW_DAYS = 30;
+const KEY_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
+
+const author = (kind: string, id: string) => ({ kind, id }) as Author;
+
+export function viewRow(row: StoredRow): RowView {
+  const editor = author(row.editor_kind, row.editor_id);
+  return {
+    key: row.key, data: JSON.parse(row.data), version: row.version, author: editor,
+    creator: author(row.creator_kind, row.creator_id), editor, created_at: row.created_at, updated_at: row.updated_at,
+    deleted_at: row.deleted_at,
+  };
+}
+
+function rowContext(row: StoredRow): RowContext {
+  return { key: row.key, creator: author(row.creator_kind, row.creator_id), editor: author(row.editor_kind, row.editor_id), data: JSON.parse(row.data) };
+}
+
+function fail(decision: { ok: false; error: RelayError }): never {
+  throw decision.error;
+}
+
+function mintKey(): string {
+  const time = Date.now().toString(36).padStart(9, "0");
+  const rand = [...crypto.getRandomValues(new Uint8Array(10))].map((b) => (b % 36).toString(36)).join("");
+  return `r${time}${rand}`;
+}
+
+/** The unique slot a value claims, or null when it claims none (null, absent, empty, non-scalar). */
+export function uniqueSlot(value: unknown): string | null {
+  if (typeof value === "string") {
+    const folded = value.trim().toLowerCase();
+    return folded === "" ? null : `s:${folded}`;
+  }
+  if (typeof value === "number" && Number.isFinite(value)) return `n:${value}`;
+  if (typeof value === "boolean") return `b:${value}`;
+  return null;
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
+
+export class Rows {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly manifest: CompiledManifest,
+    private readonly limits: Limits,
+  ) {}
+
+  private collection(name: string): CompiledCollection {
+    const found = Object.hasOwn(this.manifest.collections, name) ? this.manifest.collections[name] : undefined;
+    if (!found) throw new RelayError("collection_not_found", `This app declares no collection "${name}".`, { collection: name });
+    return found;
+  }
+
+  private find(collection: string, key: string): StoredRow | null {
+    return this.sql.exec<StoredRow>("SELECT * FROM _svc_rows WHERE collection = ? AND key = ?", collection, key).toArray()[0] ?? null;
+  }
+
+  private live(collection: string, key: string): StoredRow | null {
+    const row = this.find(collection, key);
+    return row && row.deleted_at === null ? row : null;
+  }
+
+  // ---- reads ----
+
+  get(principal: Principal, collection: string, key: string): RowView {
+    const row = this.live(collection, key);
+    const decision = authorize(this.manifest, principal, "get", { collection, row: row ? rowContext(row) : null });
+    if (!decision.ok) fail(decision);
+    return viewRow(row!);
+  }
+
+  list(principal: Principal, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }) {
+    const col = this.collection(collection);
+    const decision = authorize(this.manifest, principal, "list", { collection });
+    if (!decision.ok) fail(decision);
+    const where = whereSql(col, input.where);
+    const sort = resolveSort(col, input.sort);
+    const after = input.since ? afterCursorSql(sort, input.since) : { sql: "1", params: [] };
+    const scope = filterSql(decision.filter);
+    const order = orderSql(sort);
+    const rows = this.sql.exec<StoredRow>(
+      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql}) AND (${where.sql}) AND (${after.sql})
+       ORDER BY ${order.sql} LIMIT ?`,
+      collection, ...scope.params, ...where.params, ...after.params, ...order.params, input.limit + 1,
+    ).toArray();
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    const hasMore = rows.length > input.limit;
+    return {
+      rows: page.map(viewRow),
+      next_cursor: last ? encodeCursor(sort, cursorValues(sort, JSON.parse(last.data)), last.rid) : input.since ?? null,
+      has_more: hasMore,
+    };
+  }
+
+  count(principal: Principal, collection: string): number {
+    this.collection(collection);
+    const decision = authorize(this.manifest, principal, "count", { collection });
+    if (!decision.ok) fail(decision);
+    const scope = filterSql(decision.filter);
+    return Number(this.sql.exec<{ n: number }>(
+      `SELECT count(*) AS n FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql})`, collection, ...scope.params,
+    ).one().n);
+  }
+
+  deleted(principal: Principal, collection: string, input: { before?: string; limit: number }): { rows: DeletedRowView[]; next_before: string | null } {
+    this.collection(collection);
+    const decision = authorize(this.manifest, principal, "listDeleted", { collection });
+    if (!decision.ok) fail(decision);
+    const rows = this.sql.exec<StoredRow>(
+      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 ${input.before ? "AND deleted_at < ?" : ""}
+       ORDER BY deleted_at DESC, rid DESC LIMIT ?`,
+      collection, ...(input.before ? [input.before] : []), input.limit + 1,
+    ).toArray();
+    const page = rows.slice(0, input.limit);
+    return {
+      rows: page.map((row) => ({
+        key: row.key, data: JSON.parse(row.data), version: row.version,
+        author: row.deleter_kind ? author(row.deleter_kind, row.deleter_id!) : null,
+        creator: author(row.creator_kind, row.creator_id), created_at: row.created_at, deleted_at: row.deleted_at!,
+        recoverable_until: new Date(Date.parse(row.deleted_at!) + RESTORE_WINDOW_DAYS * 86_400_000).toISOString(), purged: false,
+      })),
+      next_before: rows.length > input.limit ? page[page.length - 1].deleted_at : null,
+    };
+  }
+
+  /** The feed entries this principal may read: the same read decision as a list, per entry. */
+  visibleEntries(principal: Principal, entries: FeedEntry[]): FeedEntry[] {
+    const readers = new Map<string, ((row: RowContext) => boolean) | null>();
+    return entries.filter((entry) => {
+      let canRead = readers.get(entry.collection_name);
+      if (canRead === undefined) {
+        const known = Object.hasOwn(this.manifest.collections, entry.collection_name);
+        const decision = known ? authorize(this.manifest, principal, "list", { collection: entry.collection_name }) : null;
+        canRead = decision?.ok ? decision.canRead : null;
+        readers.set(entry.collection_name, canRead);
+      }
+      if (!canRead) return false;
+      const stored = this.find(entry.collection_name, entry.row_key);
+      const creator = stored ? author(stored.creator_kind, stored.creator_id) : entry.author;
+      return canRead({ key: entry.row_key, creator, editor: entry.author, data: entry.data });
+    });
+  }
+
+  // ---- writes ----
+
+  /** POST: create at a minted or given key; a given key that exists is returned as `deduped`; `on` upserts by a unique field. */
+  create(ctx: WriteContext, collection: string, input: { data: unknown; key?: string; on?: string }, feed: FeedEntry[]): { row: RowView; deduped?: true; created: boolean } {
+    const col = this.collection(collection);
+    if (input.key !== undefined && !KEY_PATTERN.test(input.key)) {
+      throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
+    }
+    if (input.on !== undefined) {
+      if (input.key !== undefined) throw new RelayError("invalid_request", "Send either key or on, not both.", { field: "on" });
+      if (!col.unique.includes(input.on)) {
+        throw new RelayError("invalid_request", `"${input.on}" is not a unique field of "${collection}"; on needs one of: ${col.unique.join(", ") || "(none declared)"}.`, { field: "on" });
+      }
+      const slot = uniqueSlot((input.data as Record<string, unknown> | null)?.[input.on]);
+      const holder = slot ? this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", collection, input.on, slot).toArray()[0] : undefined;
+      if (holder) return { row: this.update(ctx, collection, holder.key, { data: input.data }, feed), created: false };
+    }
+    if (input.key !== undefined) {
+      const existing = this.find(collection, input.key);
+      if (existing && !existing.purged) {
+        if (existing.deleted_at === null) {
+          return { row: this.get(ctx.principal, collection, input.key), deduped: true, created: false };
+        }
+        throw new RelayError("conflict", `A deleted row holds the key "${input.key}"; restore or purge it first.`, { key: input.key });
+      }
+    }
+    const decision = authorize(this.manifest, ctx.principal, "create", { collection, key: input.key ?? null, data: input.data });
+    if (!decision.ok) fail(decision);
+    this.checkChallenge(decision.checks.challenge, ctx);
+    const key = decision.key ?? mintKey();
+    if (decision.key !== null && input.key === undefined) {
+      // keyClaim caller filled the key in: the same dedupe rule applies.
+      const existing = this.live(collection, key);
+      if (existing) return { row: this.get(ctx.principal, collection, key), deduped: true, created: false };
+    }
+    const data = this.applyServerSet(col, input.data, null);
+    const text = this.checkData(col, data);
+    this.checkQuota(byteLength(text), 1);
+    this.claimUnique(col, key, data);
+    this.spendBudget(collection, decision.checks.anonBudget, ctx.now);
+    const stamp = authorOf(ctx.principal);
+    this.sql.exec("DELETE FROM _svc_rows WHERE collection = ? AND key = ? AND purged = 1", collection, key);
+    this.sql.exec(
+      `INSERT INTO _svc_rows (collection, key, data, version, bytes, creator_kind, creator_id, editor_kind, editor_id, created_at, updated_at)
+       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, ctx.now, ctx.now,
+    );
+    const row = this.live(collection, key)!;
+    feed.push(appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now }));
+    return { row: viewRow(row), created: true };
+  }
+
+  /** PATCH: `data` replaces the row's data; `if_match` must equal the version the caller read. */
+  update(ctx: WriteContext, collection: string, key: string, input: { data: unknown; if_match?: number }, feed: FeedEntry[]): RowView {
+    const col = this.collection(collection);
+    const row = this.live(collection, key);
+    const decision = authorize(this.manifest, ctx.principal, "update", { collection, row: row ? rowContext(row) : null, data: input.data });
+    if (!decision.ok) fail(decision);
+    const current = row!;
+    this.checkIfMatch(current, input.if_match);
+    const data = this.applyServerSet(col, input.data, JSON.parse(current.data));
+    const text = this.checkData(col, data);
+    this.checkQuota(byteLength(text) - current.bytes, 0);
+    this.claimUnique(col, key, data);
+    this.spendBudget(collection, decision.checks.anonBudget, ctx.now);
+    const stamp = authorOf(ctx.principal);
+    const version = current.version + 1;
+    this.sql.exec(
+      "UPDATE _svc_rows SET data = ?, bytes = ?, version = ?, editor_kind = ?, editor_id = ?, updated_at = ? WHERE rid = ?",
+      text, byteLength(text), version, stamp.kind, stamp.id, ctx.now, current.rid,
+    );
+    feed.push(appendFeed(this.sql, { op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now }));
+    return viewRow(this.live(collection, key)!);
+  }
+
+  /** DELETE: soft delete (restorable for 30 days); frees the row's unique values. */
+  remove(ctx: WriteContext, collection: string, key: string, input: { if_match?: number }, feed: FeedEntry[]): void {
+    this.collection(collection);
+    const row = this.live(collection, key);
+    const decision = authorize(this.manifest, ctx.principal, "delete", { collection, row: row ? rowContext(row) : null });
+    if (!decision.ok) fail(decision);
+    this.checkIfMatch(row!, input.if_match);
+    const stamp = authorOf(ctx.principal);
+    this.sql.exec("UPDATE _svc_rows SET deleted_at = ?, deleter_kind = ?, deleter_id = ? WHERE rid = ?", ctx.now, stamp.kind, stamp.id, row!.rid);
+    this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, key);
+    feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: row!.data, author: stamp, ts: ctx.now }));
+  }
+
+  /** Purge: owner or agent; live or soft-deleted; data scrubbed for good; an audited delete entry. */
+  purge(ctx: WriteContext, collection: string, key: string, feed: FeedEntry[]): void {
+    this.collection(collection);
+    const found = this.find(collection, key);
+    const row = found && !found.purged ? found : null;
+    const decision = authorize(this.manifest, ctx.principal, "purge", { collection, row: row ? rowContext(row) : null });
+    if (!decision.ok) fail(decision);
+    const stamp = authorOf(ctx.principal);
+    this.sql.exec(
+      "UPDATE _svc_rows SET data = 'null', bytes = 0, purged = 1, deleted_at = COALESCE(deleted_at, ?), deleter_kind = ?, deleter_id = ? WHERE rid = ?",
+      ctx.now, stamp.kind, stamp.id, row!.rid,
+    );
+    this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, key);
+    feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true }));
+  }
+
+  /** Restore a soft-deleted row within 30 days: version bumped, original data and creator. */
+  restore(ctx: WriteContext, collection: string, key: string, feed: FeedEntry[]): RowView {
+    const col = this.collection(collection);
+    const found = this.find(collection, key);
+    if (found && found.purged) {
+      const d = authorize(this.manifest, ctx.principal, "restore", { collection, row: null });
+      if (!d.ok && d.code !== "row_not_found") fail(d);
+      throw new RelayError("restore_expired", "This row was purged; it cannot be restored.", { key });
+    }
+    const row = found && found.deleted_at !== null ? found : null;
+    const decision = authorize(this.manifest, ctx.principal, "restore", { collection, row: row ? rowContext(row) : null });
+    if (!decision.ok) fail(decision);
+    const deletedAt = Date.parse(row!.deleted_at!);
+    if (Date.parse(ctx.now) - deletedAt > RESTORE_WINDOW_DAYS * 86_400_000) {
+      throw new RelayError("restore_expired", `This row was deleted more than ${RESTORE_WINDOW_DAYS} days ago.`, { key, deleted_at: row!.deleted_at });
+    }
+    const data = JSON.parse(row!.data);
+    this.checkQuota(0, 1);
+    try {
+      this.claimUnique(col, key, data);
+    } catch (err) {
+      if (err instanceof RelayError && err.code === "unique_conflict") {
+        throw new RelayError("restore_conflict", `A live row now holds this row's unique value of "${String(err.details?.field)}".`, err.details);
+      }
+      throw err;
+    }
+    const stamp = authorOf(ctx.principal);
+    const version = row!.version + 1;
+    this.sql.exec(
+      "UPDATE _svc_rows SET deleted_at = NULL, deleter_kind = NULL, deleter_id = NULL, version = ?, editor_kind = ?, editor_id = ?, updated_at = ? WHERE rid = ?",
+      version, stamp.kind, stamp.id, ctx.now, row!.rid,
+    );
+    feed.push(appendFeed(this.sql, { op: "create", collection, key, version, data: row!.data, author: stamp, ts: ctx.now }));
+    return viewRow(this.live(collection, key)!);
+  }
+
+  // ---- checks ----
+
+  private checkIfMatch(row: StoredRow, ifMatch: number | undefined): void {
+    if (ifMatch !== undefined && ifMatch !== row.version) {
+      throw new RelayError("conflict", `The row is at version ${row.version}, not ${ifMatch}; rebase on details.current and retry.`, { current: viewRow(row) });
+    }
+  }
+
+  private checkChallenge(needed: boolean, ctx: WriteContext): void {
+    if (!needed) return;
+    if (ctx.challenge === "absent") throw new RelayError("turnstile_required", "This collection needs a bot-challenge token with each anonymous write.");
+    if (ctx.challenge === "failed") throw new RelayError("turnstile_verification_failed", "The bot-challenge token was rejected.");
+  }
+
+  private checkData(col: CompiledCollection, data: unknown): string {
+    if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+    const result = validateRow(this.manifest, col.name, data);
+    if (!result.ok) {
+      throw new RelayError("row_schema_violation", `The row does not match the schema of "${col.name}": ${result.errors[0]?.path || "/"} ${result.errors[0]?.message ?? ""}`.trim(),
+        { collection: col.name, errors: result.errors });
+    }
+    const text = JSON.stringify(data);
+    const bytes = byteLength(text);
+    if (bytes > col.maxRowBytes) {
+      throw new RelayError("row_size_exceeded", `The row's data is ${bytes} bytes; "${col.name}" takes at most ${col.maxRowBytes}.`, { limit: col.maxRowBytes, bytes });
+    }
+    return text;
+  }
+
+  private checkQuota(addedBytes: number, addedRows: number): void {
+    if (addedRows > 0) {
+      const rows = Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_rows WHERE deleted_at IS NULL").one().n);
+      if (rows + addedRows > this.limits.maxRows) {
+        throw new RelayError("app_quota_exceeded", `This app holds ${rows} rows, the most it may hold.`, { limit: this.limits.maxRows, resource: "rows" });
+      }
+    }
+    if (addedBytes > 0) {
+      const used = Number(this.sql.exec<{ n: number }>("SELECT COALESCE(sum(bytes), 0) AS n FROM _svc_rows WHERE purged = 0").one().n);
+      if (used + addedBytes > this.limits.maxStorageBytes) {
+        throw new RelayError("app_quota_exceeded", `This app's rows use ${used} bytes of ${this.limits.maxStorageBytes}.`, { limit: this.limits.maxStorageBytes, resource: "storage" });
+      }
+    }
+  }
+
+  /** Takes the row's unique slots (releasing its old ones); a slot held by another live row is a conflict. */
+  private claimUnique(col: CompiledCollection, key: string, data: unknown): void {
+    this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", col.name, key);
+    for (const field of col.unique) {
+      const slot = uniqueSlot((data as Record<string, unknown> | null)?.[field]);
+      if (!slot) continue;
+      const holder = this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", col.name, field, slot).toArray()[0];
+      if (holder) {
+        throw new RelayError("unique_conflict", `Another row already has this "${field}"; upsert with on: "${field}" to update it instead.`, { field, collection: col.name });
+      }
+      this.sql.exec("INSERT INTO _svc_unique (collection, field, value, key) VALUES (?, ?, ?, ?)", col.name, field, slot, key);
+    }
+  }
+
+  private spendBudget(collection: string, budget: { perIpPerDay: number; perAppPerDay: number; ip: string | null } | null, now: string): void {
+    if (!budget) return;
+    const day = now.slice(0, 10);
+    const axes: Array<["perIpPerDay" | "perAppPerDay", number, string]> = [
+      ["perAppPerDay", budget.perAppPerDay, "app"],
+      ["perIpPerDay", budget.perIpPerDay, budget.ip ?? "unknown"],
+    ];
+    for (const [scope, cap, subject] of axes) {
+      if (cap === 0) continue;
+      const used = this.sql.exec<{ used: number }>(
+        "SELECT used FROM _svc_anon_budget WHERE collection = ? AND scope = ? AND subject = ? AND day = ?", collection, scope, subject, day,
+      ).toArray()[0]?.used ?? 0;
+      if (used >= cap) {
+        throw new RelayError("anon_write_budget_exceeded", `The anonymous write budget of "${collection}" is spent for today (${scope}).`, { scope, limit: cap });
+      }
+    }
+    for (const [scope, cap, subject] of axes) {
+      if (cap === 0) continue;
+      this.sql.exec(
+        `INSERT INTO _svc_anon_budget (collection, scope, subject, day, used) VALUES (?, ?, ?, ?, 1)
+         ON CONFLICT (collection, scope, subject, day) DO UPDATE SET used = used + 1`, collection, scope, subject, day,
+      );
+    }
+  }
+
+  /** Fills serverSet fields on create; on update a supplied value must echo the stored one. */
+  private applyServerSet(col: CompiledCollection, data: unknown, previous: Record<string, unknown> | null): unknown {
+    const fields = Object.entries(col.serverSet);
+    if (fields.length === 0 || typeof data !== "object" || data === null || Array.isArray(data)) return data;
+    const out: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+    for (const [field, rule] of fields) {
+      if (previous) {
+        if (field in out && JSON.stringify(out[field]) !== JSON.stringify(previous[field])) {
+          throw new RelayError("server_set_field_supplied", `"${field}" is set by the relay; leave it out or send its current value.`, { field });
+        }
+        if (previous[field] !== undefined) out[field] = previous[field];
+        continue;
+      }
+      if (field in out) throw new RelayError("server_set_field_supplied", `"${field}" is set by the relay; leave it out.`, { field });
+      if (rule.kind === "lookup") {
+        const sourceKey = out[rule.keyField];
+        const source = typeof sourceKey === "string" ? this.live(rule.from, sourceKey) : null;
+        if (!source) {
+          throw new RelayError("server_set_source_missing", `No row "${String(sourceKey)}" in "${rule.from}" to take "${rule.take}" from.`, { field, from: rule.from });
+        }
+        out[field] = (JSON.parse(source.data) as Record<string, unknown>)?.[rule.take];
+      } else {
+        const values = rule.operands.map((o) => out[o]);
+        if (!values.every((v) => typeof v === "number")) {
+          throw new RelayError("server_set_source_missing", `"${field}" needs numbers in ${rule.operands.join(", ")}.`, { field });
+        }
+        out[field] = (values as number[]).reduce((a, b) => (rule.kind === "sum" ? a + b : a * b), rule.kind === "sum" ? 0 : 1);
+      }
+    }
+    return out;
+  }
+}
+
+/** A permission RowFilter as SQL over the stored row's columns and data. */
+export function filterSql(filter: RowFilter): SqlFragment {
+  if (filter.all) return { sql: "1", params: [] };
+  const parts: SqlFragment[] = [];
+  if (filter.anyOf) {
+    const any = filter.anyOf.map(termSql);
+    parts.push({ sql: `(${any.map((a) => `(${a.sql})`).join(" OR ")})`, params: any.flatMap((a) => a.params) });
+  }
+  parts.push(...filter.allOf.map(termSql));
+  return { sql: parts.map((p) => `(${p.sql})`).join(" AND ") || "1", params: parts.flatMap((p) => p.params) };
+}
+
+function termSql(term: RowTerm): SqlFragment {
+  switch (term.kind) {
+    case "creator":
+      return { sql: "creator_kind = ? AND creator_id = ?", params: [term.author.kind, term.author.id] };
+    case "editor":
+      return { sql: "editor_kind = ? AND editor_id = ?", params: [term.author.kind, term.author.id] };
+    case "key":
+      return { sql: "key = ?", params: [term.equals] };
+    case "field":
+      return compareSql(term.field, term.op, term.value);
+  }
+}

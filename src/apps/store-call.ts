@@ -1,0 +1,29 @@
+/**
+ * Calling an app's AppStore from a route: the context every call carries (app, live
+ * version, the caller as a permission principal) and turning the store's plain results
+ * back into catalogue errors. The principal is built here, in one place, from whoever
+ * the auth middleware resolved.
+ */
+import { RelayError } from "../errors";
+import type { Principal } from "../permissions";
+import type { AppRow } from "../db/apps";
+import type { AppContext } from "../http/types";
+import type { CallContext, Outcome } from "../../durable-objects/app-store/app-store";
+
+export function principalOf(c: AppContext): Principal {
+  const actor = c.get("actor");
+  const agent = c.get("agent");
+  if (actor?.kind === "human") return { kind: "owner", humanId: actor.ownerHumanId! };
+  if (agent) return { kind: "agent", agentId: agent.agentId };
+  throw new RelayError("unauthorized");
+}
+
+export function storeCall(c: AppContext, app: AppRow): CallContext {
+  if (app.currentVersion === null) throw new RelayError("conflict", "This app has no live version.");
+  return { appId: app.id, version: app.currentVersion, principal: principalOf(c) };
+}
+
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
+}

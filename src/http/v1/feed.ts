@@ -1,0 +1,39 @@
+/**
+ * The change feed over long-poll (WIRE §2.4): entries after `since`, held open up to
+ * `wait` seconds when caught up, filtered to what the caller may read. A dormant app
+ * answers 409 "app is dormant"; an archived or suspended one 410 `gone`; a cursor below
+ * the retention floor 410 `resync_required`.
+ */
+import type { Hono } from "hono";
+import { z } from "zod";
+import { defineRoute } from "../routes";
+import type { AppEnv } from "../types";
+import { config } from "../../config";
+import { RelayError } from "../../errors";
+import { appStore } from "../../apps/store";
+import { storeCall, unwrap } from "../../apps/store-call";
+import { ownedApp, requireLive } from "./app-access";
+import { errors } from "./schemas";
+
+export function feedRoutes(app: Hono<AppEnv>): void {
+  defineRoute(app, {
+    method: "get", path: "/v1/apps/:id/feed", tag: "feed", auth: "owner",
+    summary: "Change feed entries after since (0 = from the start), long-polling up to wait seconds",
+    query: z.object({
+      since: z.coerce.number().int().min(0), limit: z.coerce.number().int().min(1).optional(),
+      wait: z.coerce.number().min(0).max(30).optional(),
+    }),
+    responses: {
+      200: { description: "Entries", schema: z.object({ entries: z.array(z.record(z.string(), z.unknown())), cursor: z.number().int(), truncated: z.boolean() }) },
+      ...errors(400, 401, 404, 409), 410: { description: "resync_required, or gone for an archived or suspended app" },
+    },
+  }, async (c, { query }) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    if (target.status === "dormant") throw new RelayError("conflict", "app is dormant", { status: "dormant" });
+    if (target.status === "archived" || target.status === "suspended") throw new RelayError("gone", `This app is ${target.status}.`, { status: target.status });
+    const limit = Math.min(query.limit ?? 100, config(c.env).limits.FEED_PAGE_MAX);
+    const page = unwrap(await appStore(c.env, target.id).feed(storeCall(c, target), query.since, limit, (query.wait ?? 0) * 1000));
+    if ("resync" in page) throw new RelayError("resync_required");
+    return c.json(page);
+  });
+}
