@@ -13,7 +13,8 @@ import { parseManifest, manifestLimitsFrom, type CompiledManifest } from "../../
 import type { Principal } from "../../src/permissions";
 import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
-import { readFeed, type FeedEntry, type FeedPage } from "./feed";
+import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
+import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
 
 export const ROWS_TABLE = "_svc_rows";
 export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
@@ -40,6 +41,7 @@ export interface BatchResult {
 }
 
 const MAX_WAIT_MS = 30_000;
+const SWEEP_EVERY_MS = 3_600_000;
 
 /**
  * The store's RPC surface as the Worker sees it. The class implements it, so the two
@@ -59,6 +61,8 @@ export interface AppStoreApi {
   batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>>;
   batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>>;
   feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>>;
+  getRetention(call: CallContext, collection: string): Promise<Outcome<RetentionView>>;
+  setRetention(call: CallContext, collection: string, patch: Partial<Axes>): Promise<Outcome<RetentionView>>;
   usage(): Promise<AppStoreUsage>;
   destroy(): Promise<void>;
   schemaVersion(): Promise<number>;
@@ -82,7 +86,9 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     if (!row) throw new RelayError("app_not_found", "This app has no such version.");
     const manifest = parseManifest(JSON.parse(row.manifest_json), manifestLimitsFrom(config(this.env)));
     this.compiled = { version, manifest };
-    if (readMeta(this.ctx.storage.sql, "app_id") === null) writeMeta(this.ctx.storage.sql, "app_id", appId);
+    writeMeta(this.ctx.storage.sql, "app_id", appId);
+    writeMeta(this.ctx.storage.sql, "live_version", String(version));
+    if (anyRetention(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
     return manifest;
   }
 
@@ -114,9 +120,11 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return result;
   }
 
-  private afterCommit(_entries: FeedEntry[]): void {
+  private afterCommit(entries: FeedEntry[]): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
+    // Every thousandth entry, make sure the sweep will come to prune the feed.
+    if (entries.some((e) => e.seq % 1000 === 0)) void this.ensureAlarm();
   }
 
   // ---- rows ----
@@ -231,6 +239,53 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
         });
       }
     });
+  }
+
+  // ---- retention ----
+
+  private ownerOnly(call: CallContext): void {
+    if (call.principal.kind !== "owner" && call.principal.kind !== "agent") {
+      throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
+    }
+  }
+
+  async getRetention(call: CallContext, collection: string): Promise<Outcome<RetentionView>> {
+    return this.run(async () => {
+      this.ownerOnly(call);
+      const manifest = await this.manifest(call.appId, call.version);
+      if (!Object.hasOwn(manifest.collections, collection)) throw new RelayError("collection_not_found", `This app declares no collection "${collection}".`);
+      return retentionView(manifest, this.ctx.storage.sql, collection, config(this.env).limits.MAX_ROWS_PER_APP);
+    });
+  }
+
+  async setRetention(call: CallContext, collection: string, patch: Partial<Axes>): Promise<Outcome<RetentionView>> {
+    return this.run(async () => {
+      this.ownerOnly(call);
+      const manifest = await this.manifest(call.appId, call.version);
+      if (!Object.hasOwn(manifest.collections, collection)) throw new RelayError("collection_not_found", `This app declares no collection "${collection}".`);
+      setOverride(this.ctx.storage.sql, collection, patch);
+      await this.ensureAlarm();
+      return retentionView(manifest, this.ctx.storage.sql, collection, config(this.env).limits.MAX_ROWS_PER_APP);
+    });
+  }
+
+  private async ensureAlarm(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
+  }
+
+  /** The sweep: rows over their retention bounds, and feed entries beyond the kept window. */
+  override async alarm(): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const appId = readMeta(sql, "app_id");
+    const version = Number(readMeta(sql, "live_version") ?? "0");
+    if (!appId || !version) return;
+    const manifest = await this.manifest(appId, version);
+    const maxRows = config(this.env).limits.MAX_ROWS_PER_APP;
+    const pruned = this.ctx.storage.transactionSync(() => sweep(manifest, sql, maxRows));
+    const feedMoved = pruneFeed(sql);
+    if (pruned > 0 || feedMoved) this.afterCommit([]);
+    const feedSize = Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_feed").one().n);
+    if (anyRetention(manifest, sql, maxRows) || feedSize > FEED_KEEP) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
   }
 
   // ---- app-level ----

@@ -107,6 +107,28 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     return c.json(unwrap(await t.store.batchDelete(t.call, t.collection, body.keys)));
   });
 
+  const axes = z.object({ maxRows: z.number().int().nullable(), maxAgeDays: z.number().int().nullable() });
+  const retentionView = z.object({ effective: axes, authorDefault: axes, override: axes, wouldPrune: z.number().int() });
+
+  defineRoute(app, {
+    method: "get", path: `${B}/retention`, tag: "rows", auth: "owner",
+    summary: "Retention bounds: effective (override, else the manifest's default), and how many rows the next sweep would prune",
+    responses: { 200: { description: "Retention", schema: retentionView }, ...errors(401, 403, 404) },
+  }, async (c) => {
+    const t = await target(c);
+    return c.json(unwrap(await t.store.getRetention(t.call, t.collection)));
+  });
+
+  defineRoute(app, {
+    method: "patch", path: `${B}/retention`, tag: "rows", auth: "owner",
+    summary: "Set (number) or clear (null) the owner's override per axis; survives redeploys",
+    body: z.strictObject({ maxRows: z.number().int().min(1).max(1_000_000).nullable().optional(), maxAgeDays: z.number().int().min(1).max(1_000_000).nullable().optional() }),
+    responses: { 200: { description: "Retention", schema: retentionView }, ...errors(400, 401, 403, 404) },
+  }, async (c, { body }) => {
+    const t = await target(c);
+    return c.json(unwrap(await t.store.setRetention(t.call, t.collection, body)));
+  });
+
   defineRoute(app, {
     method: "post", path: B, tag: "rows", auth: "owner",
     summary: "Create a row (server key unless given; a given key that exists returns it with deduped; on = upsert by a unique field)",

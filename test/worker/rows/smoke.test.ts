@@ -50,3 +50,22 @@ describe("data plane smoke", () => {
     expect(Date.now() - waited).toBeGreaterThanOrEqual(900);
   });
 });
+
+describe("retention smoke", () => {
+  it("reports, overrides and sweeps on the alarm", async () => {
+    const { env, runDurableObjectAlarm } = await import("cloudflare:test");
+    const human = await signIn();
+    const agent = await claimedAgent(human);
+    const key = agent.api_key;
+    const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest } }), 201);
+    const B = `/v1/apps/${app.app_id}/collections/tasks`;
+    for (let i = 0; i < 4; i++) await json(await call(B, { key, json: { data: { title: `t${i}` } } }), 201);
+    const view = await json<{ effective: { maxRows: number | null }; wouldPrune: number }>(await call(`${B}/retention`, { method: "PATCH", key, json: { maxRows: 2 } }), 200);
+    expect(view).toMatchObject({ effective: { maxRows: 2 }, wouldPrune: 2 });
+    const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const listed = await json<{ rows: { data: { title: string } }[] }>(await call(B, { key }), 200);
+    expect(listed.rows.map((r) => r.data.title)).toEqual(["t2", "t3"]);
+    await expectError(await call(`/v1/apps/${app.app_id}/feed?since=1`, { key }), 410, "resync_required");
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Row retention per collection (WIRE §2.3, §5.2): the manifest's author default, an owner
+ * override kept in the store (so it survives redeploys), the effective bound per axis
+ * (override, else default; maxRows capped at MAX_ROWS_PER_APP), how many live rows the
+ * next sweep would prune, and the sweep itself. Pruning hard-deletes rows without feed
+ * entries; the feed floor moves to the head so every watcher resyncs.
+ */
+import { RelayError } from "../../src/errors";
+import type { CompiledManifest } from "../../src/manifest";
+import { readMeta, writeMeta } from "./schema";
+import { headSeq } from "./feed";
+
+export interface Axes {
+  maxRows: number | null;
+  maxAgeDays: number | null;
+}
+
+export interface RetentionView {
+  effective: Axes;
+  authorDefault: Axes;
+  override: Axes;
+  wouldPrune: number;
+}
+
+const NONE: Axes = { maxRows: null, maxAgeDays: null };
+const DAY_MS = 86_400_000;
+
+function overrideOf(sql: SqlStorage, collection: string): Axes {
+  const raw = readMeta(sql, `retention:${collection}`);
+  return raw ? { ...NONE, ...(JSON.parse(raw) as Partial<Axes>) } : { ...NONE };
+}
+
+function authorDefaultOf(manifest: CompiledManifest, collection: string): Axes {
+  const declared = manifest.collections[collection]?.retention;
+  return declared ? { maxRows: declared.maxRows, maxAgeDays: declared.maxAgeDays } : { ...NONE };
+}
+
+export function effectiveOf(manifest: CompiledManifest, sql: SqlStorage, collection: string, maxRowsPerApp: number): Axes {
+  const o = overrideOf(sql, collection);
+  const d = authorDefaultOf(manifest, collection);
+  const maxRows = o.maxRows ?? d.maxRows;
+  return { maxRows: maxRows === null ? null : Math.min(maxRows, maxRowsPerApp), maxAgeDays: o.maxAgeDays ?? d.maxAgeDays };
+}
+
+/** Live rows over either bound: beyond the newest maxRows, or created more than maxAgeDays ago. */
+function prunableRids(sql: SqlStorage, collection: string, bounds: Axes, now: number): number[] {
+  const rids = new Set<number>();
+  if (bounds.maxRows !== null) {
+    for (const r of sql.exec<{ rid: number }>(
+      "SELECT rid FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL ORDER BY created_at DESC, rid DESC LIMIT -1 OFFSET ?", collection, bounds.maxRows,
+    )) rids.add(Number(r.rid));
+  }
+  if (bounds.maxAgeDays !== null) {
+    const cutoff = new Date(now - bounds.maxAgeDays * DAY_MS).toISOString();
+    for (const r of sql.exec<{ rid: number }>(
+      "SELECT rid FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND created_at < ?", collection, cutoff,
+    )) rids.add(Number(r.rid));
+  }
+  return [...rids];
+}
+
+export function retentionView(manifest: CompiledManifest, sql: SqlStorage, collection: string, maxRowsPerApp: number, now = Date.now()): RetentionView {
+  const effective = effectiveOf(manifest, sql, collection, maxRowsPerApp);
+  return {
+    effective, authorDefault: authorDefaultOf(manifest, collection), override: overrideOf(sql, collection),
+    wouldPrune: prunableRids(sql, collection, effective, now).length,
+  };
+}
+
+/** Numbers set an axis, null clears it, omitted leaves it. */
+export function setOverride(sql: SqlStorage, collection: string, patch: Partial<Axes>): void {
+  for (const [axis, value] of Object.entries(patch)) {
+    if (value !== null && value !== undefined && (!Number.isInteger(value) || value < 1 || value > 1_000_000)) {
+      throw new RelayError("invalid_request", `${axis} must be a whole number from 1 to 1000000, or null to clear it.`, { field: axis });
+    }
+  }
+  const next = { ...overrideOf(sql, collection), ...patch };
+  writeMeta(sql, `retention:${collection}`, next.maxRows === null && next.maxAgeDays === null ? null : JSON.stringify(next));
+}
+
+/** Whether any collection has an effective bound, so the sweep alarm is worth setting. */
+export function anyRetention(manifest: CompiledManifest, sql: SqlStorage, maxRowsPerApp: number): boolean {
+  return Object.keys(manifest.collections).some((c) => {
+    const e = effectiveOf(manifest, sql, c, maxRowsPerApp);
+    return e.maxRows !== null || e.maxAgeDays !== null;
+  });
+}
+
+/** Hard-deletes every row over its collection's bounds; returns how many went. */
+export function sweep(manifest: CompiledManifest, sql: SqlStorage, maxRowsPerApp: number, now = Date.now()): number {
+  let pruned = 0;
+  for (const collection of Object.keys(manifest.collections)) {
+    const rids = prunableRids(sql, collection, effectiveOf(manifest, sql, collection, maxRowsPerApp), now);
+    for (const rid of rids) {
+      const row = sql.exec<{ key: string }>("SELECT key FROM _svc_rows WHERE rid = ?", rid).toArray()[0];
+      if (!row) continue;
+      sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, row.key);
+      sql.exec("DELETE FROM _svc_rows WHERE rid = ?", rid);
+      pruned += 1;
+    }
+  }
+  if (pruned > 0) writeMeta(sql, "feed_floor", String(headSeq(sql)));
+  return pruned;
+}
