@@ -191,14 +191,13 @@ describe("show", () => {
     expect(doc.html).toBe("<h1>v1</h1>");
   });
 
-  it("row_count comes from the app's store", async () => {
+  it("row_count counts the app's live rows", async () => {
     const o = await owner();
     const created = await deploy(o.key);
-    const stub = env.APP_STORE.get(env.APP_STORE.idFromName(created.app_id));
-    await runInDurableObject(stub, async (_instance, state) => {
-      state.storage.sql.exec("CREATE TABLE IF NOT EXISTS _svc_rows (k TEXT PRIMARY KEY, deleted_at TEXT)");
-      state.storage.sql.exec("INSERT INTO _svc_rows VALUES ('a', NULL), ('b', NULL), ('c', '2020-01-01')");
-    });
+    for (const text of ["a", "b", "c"]) {
+      await json(await call(`/v1/apps/${created.app_id}/collections/notes`, { key: o.key, json: { data: { text }, key: text } }), 201);
+    }
+    await json(await call(`/v1/apps/${created.app_id}/collections/notes/c`, { key: o.key, method: "DELETE" }), 200);
     const detail = await json<{ row_count: number; storage_bytes: string }>(await call(`/v1/apps/${created.app_id}`, { key: o.key }), 200);
     expect(detail.row_count).toBe(2);
     expect(Number(detail.storage_bytes)).toBeGreaterThan(0);
@@ -422,15 +421,17 @@ describe("delete, restore, purge", () => {
   it("purge destroys the app's store", async () => {
     const o = await owner();
     const created = await deploy(o.key);
+    await json(await call(`/v1/apps/${created.app_id}/collections/notes`, { key: o.key, json: { data: { text: "kept until purge" } } }), 201);
+    await json(await del(o, created.app_id), 200);
     const stub = env.APP_STORE.get(env.APP_STORE.idFromName(created.app_id));
-    await runInDurableObject(stub, async (_i, state) => {
-      state.storage.sql.exec("CREATE TABLE IF NOT EXISTS _svc_rows (k TEXT PRIMARY KEY, deleted_at TEXT)");
-      state.storage.sql.exec("INSERT INTO _svc_rows VALUES ('a', NULL)");
-    });
+    expect((await stub.usage()).rowCount).toBe(1);
+    // Restoring keeps the rows.
+    await json(await post(o, created.app_id, "restore"), 200);
+    expect((await json<{ row_count: number }>(await call(`/v1/apps/${created.app_id}`, { key: o.key }), 200)).row_count).toBe(1);
     await json(await del(o, created.app_id), 200);
     await json(await post(o, created.app_id, "purge"), 200);
     await runInDurableObject(stub, async (_i, state) => {
-      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = '_svc_rows'").toArray()).toEqual([]);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray()).toEqual([]);
     });
   });
 });

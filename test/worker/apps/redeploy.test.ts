@@ -392,3 +392,31 @@ describe("redeploy: concurrency", () => {
     expect(await documentOf(o, created.app_id)).toMatchObject({ html: "<p>live</p>", version: 1 });
   });
 });
+
+describe("redeploy: live rows", () => {
+  const rowsOf = async (o: Owner, appId: string, collection: string) => call(`/v1/apps/${appId}/collections/${collection}`, { key: o.key });
+
+  it("a force-removed collection is detached, not deleted: putting it back brings its rows back", async () => {
+    const o = await owner();
+    const created = await deploy(o.key, { manifest: twoCollections });
+    for (const text of ["one", "two"]) await json(await call(`/v1/apps/${created.app_id}/collections/tags`, { key: o.key, json: { data: { text } } }), 201);
+    const forced = await redeploy(o.key, created.app_id, { manifest: MANIFEST, force: true });
+    expect(forced.compat).toBe("forced");
+    await expectError(await rowsOf(o, created.app_id, "tags"), 404, "collection_not_found");
+    expect((await redeploy(o.key, created.app_id, { manifest: twoCollections })).compat).toBe("clean");
+    const back = await json<{ rows: Array<{ data: { text: string } }> }>(await rowsOf(o, created.app_id, "tags"), 200);
+    expect(back.rows.map((r) => r.data.text).sort()).toEqual(["one", "two"]);
+  });
+
+  it("a refused redeploy leaves the rows' collection as it was", async () => {
+    const o = await owner();
+    const created = await deploy(o.key, { manifest: twoCollections });
+    await json(await call(`/v1/apps/${created.app_id}/collections/tags`, { key: o.key, json: { data: { text: "kept" } } }), 201);
+    await refused(o, created.app_id, { manifest: MANIFEST }, 422, "manifest_incompatible_redeploy");
+    const rows = await json<{ rows: unknown[] }>(await rowsOf(o, created.app_id, "tags"), 200);
+    expect(rows.rows).toHaveLength(1);
+  });
+
+  it.todo("adding unique over live rows that share a value → 409 unique_backfill_conflict, nothing changed (WIRE §5.2; needs an AppStore check the redeploy can call)");
+});
+
