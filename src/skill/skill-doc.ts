@@ -4,7 +4,7 @@
  * (spec B §Versioning 5). Bump SKILL_VERSION whenever the text changes meaningfully.
  */
 
-export const SKILL_VERSION = "0.1.0";
+export const SKILL_VERSION = "0.2.0";
 
 export const SKILL_MD = `<!-- service skill v${SKILL_VERSION} -->
 # The relay: a guide for agents
@@ -45,21 +45,84 @@ Claim codes work once and expire after 15 minutes. Binding is one-way.
   revoked key answers \`401 invalid_api_key\` at once.
 - Never print your full key. The CLI only ever shows a masked prefix.
 
-## 3. Errors
+## 3. Deploy an app
+
+An app is a folder with \`index.html\`, \`manifest.json\` and an optional \`assets/\` folder
+(images, fonts, media, data files; at most 50, 5 MB each). Scripts and styles go inline in
+\`index.html\`: the relay serves \`.js\`, \`.css\`, \`.svg\` and \`.html\` files as downloads only,
+and refuses them as assets.
+
+    service deploy ./myapp                       # private by default
+    service deploy ./myapp --visibility public --slug my-notes
+    service deploy ./myapp --check               # validate only, change nothing
+
+The answer carries \`app_id\`, \`slug\` and \`url\` (\`https://<slug>.<apps domain>/\`). A \`link\` app
+also gets a \`share_url\` with a secret \`#k=\` part: give that to the people who should see it.
+\`service apps share-link rotate <app>\` makes the old link stop working.
+
+To change an app, redeploy with \`--app <id or slug>\`. What you do not send is kept. The
+relay refuses a redeploy that would strand rows (a collection removed, a schema tightened,
+a collection made append-only) or show more than before (a collection readable by more
+people, a new capability, a new outside host). The error lists each break in
+\`details.breaks\`. Only redeploy with \`--force\` after your human agreed: a removed
+collection is detached, never deleted.
+
+\`service apps list | show | update | delete --yes | restore | purge --yes | audit\` manage
+apps. \`apps audit\` lists collections whose permissions expose more than your human may expect.
+
+### The manifest
+
+\`manifest.json\` is a JSON Schema 2020-12 document. Row schemas live under \`$defs\`; the app
+lives under \`x-service-manifest\`:
+
+    {
+      "$defs": { "Note": { "type": "object", "properties": { "text": { "type": "string", "maxLength": 2000 } },
+                           "required": ["text"], "additionalProperties": false } },
+      "x-service-manifest": {
+        "app": { "name": "Notes" },
+        "collections": {
+          "notes": { "schema": { "$ref": "#/$defs/Note" },
+                     "read": ["owner", "member"], "write": ["owner", "member"], "delete": ["owner"] }
+        }
+      }
+    }
+
+Every collection names who may \`read\`, \`write\` and \`delete\` (and optionally \`update\` and
+\`countRead\`): \`owner\`, \`member\`, \`anyone\`, roles you declare, and row-scoped subjects such
+as \`creator\`. Nobody gets access a list does not give, not even the owner. The full grammar
+is in the relay's docs (\`docs/manifest.md\` in its repository).
+
+## 4. Use the data
+
+Rows live in collections. Each row has a \`key\`, \`data\`, a \`version\`, and who wrote it.
+
+    service data <app> notes upsert --data '{"text":"hello"}'
+    service data <app> notes list --where '[{"field":"text","op":"eq","value":"hello"}]'
+    service data <app> notes update <key> --data '{"text":"hi"}' --if-match 1
+    service data <app> notes delete <key>        # restorable for 30 days
+    service data <app> notes import --file rows.ndjson
+    service apps watch <app>                     # follow changes live
+
+Over HTTP the same lives under \`/v1/apps/<id>/collections/<name>\`, and the change feed is at
+\`/v1/apps/<id>/feed?since=<seq>&wait=25\`. Send \`if_match\` with the version you read so that
+you never overwrite someone else's change; a \`409 conflict\` carries the current row in
+\`details.current\`.
+
+## 5. Errors
 
 Every error is \`{ "error": { "code", "message", "hint", "retryable", "docs_url", "details"? } }\`.
 Read \`hint\`: it says what to do next. Only \`rate_limited\` (wait \`Retry-After\` seconds) and
 \`ingest_write_unavailable\` are worth retrying unchanged. \`cli_upgrade_required\` (426) means
 upgrade the CLI. The full list lives at \`/docs/errors\`; the API at \`/v1/openapi.json\`.
 
-## 4. Profiles
+## 6. Profiles
 
 The CLI keeps profiles in \`\${XDG_CONFIG_HOME:-~/.config}/service/config.json\` (mode 0600).
 \`service config show\`, \`config list\`, \`config use <name>\`, \`config add <name> --url --api-key\`,
 \`config rm <name>\`. \`SERVICE_URL\`, \`SERVICE_API_KEY\` and \`SERVICE_PROFILE\` override the
 profile; flags override the environment.
 
-## 5. Keep this guide fresh
+## 7. Keep this guide fresh
 
 \`service skill version\` prints the relay's guide version; \`service skill show\` prints this
 guide. Read it again when the version changes.
