@@ -99,6 +99,12 @@ export async function serveAsset(c: ServeContext): Promise<Response> {
   if (range === "unsatisfiable") {
     return new Response(null, { status: 416, headers: { ...headers, "Content-Range": `bytes */${entry.size}` } });
   }
+  if (c.req.method === "HEAD") {
+    // Headers only: the index knows the size, so R2 is not asked for a body nobody reads.
+    const length = range ? range.length : entry.size;
+    const extra: Record<string, string> = range ? { "Content-Range": `bytes ${range.offset}-${range.offset + range.length - 1}/${entry.size}` } : {};
+    return new Response(null, { status: range ? 206 : 200, headers: { ...headers, ...extra, "Content-Length": String(length) } });
+  }
   const object = await getBlob(c.env.BLOBS, "asset", entry.sha256, range ?? undefined);
   if (!object) throw new ServeRefusal("unavailable", "This file could not be loaded right now. Try again in a moment.");
   if (range) {

@@ -5,7 +5,7 @@
  * token. Only the sha256 is stored; consuming is one conditional UPDATE, so two racing
  * exchanges cannot both win.
  */
-import { sha256Hex, randomHex, nowIso, isoIn } from "../../auth/tokens";
+import { sha256Hex, randomHex, nowIso } from "../../auth/tokens";
 
 type Env = { DB: D1Database };
 
@@ -14,12 +14,12 @@ export const GRANT_PREFIX = "sgr_";
 
 export async function mintGrant(env: Env, appId: string, humanId: string): Promise<string> {
   const grant = GRANT_PREFIX + randomHex(16);
-  const now = nowIso();
+  const now = Date.now();
   await env.DB.batch([
     // Spent and expired grants are useless; dropping them here keeps the table small.
-    env.DB.prepare("DELETE FROM app_session_grants WHERE expires_at < ?1").bind(new Date(Date.now() - 3600_000).toISOString()),
+    env.DB.prepare("DELETE FROM app_session_grants WHERE expires_at < ?1").bind(new Date(now - 3600_000).toISOString()),
     env.DB.prepare("INSERT INTO app_session_grants (grant_hash, app_id, human_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-      .bind(await sha256Hex(grant), appId, humanId, now, isoIn(GRANT_TTL_SECONDS)),
+      .bind(await sha256Hex(grant), appId, humanId, new Date(now).toISOString(), new Date(now + GRANT_TTL_SECONDS * 1000).toISOString()),
   ]);
   return grant;
 }
