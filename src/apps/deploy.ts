@@ -142,14 +142,19 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
     documentBytes: document.byteLength, assetsJson: JSON.stringify(index), sourceHash: await sourceHash(documentSha, compiled, index),
     compat: "new", breaksJson: null, createdByAgentId: actor.agentId, createdAt: now,
   };
+  let inserted: boolean;
   try {
-    await insertAppWithVersion(env, app, version);
+    inserted = await insertAppWithVersion(env, app, version, cap);
   } catch (err) {
     // Two creates racing for one chosen slug: the unique index decides, the loser is told.
     if (input.slug !== undefined && /UNIQUE/i.test(String(err))) {
       throw new RelayError("slug_taken", `The slug "${input.slug}" is in use.`, { field: "slug" });
     }
     throw err;
+  }
+  // Concurrent creates counted the same free slot; the insert re-checks the cap and only one wins it.
+  if (!inserted) {
+    throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
   }
   const url = appUrl(cfg, slug);
   return {

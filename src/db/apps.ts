@@ -53,10 +53,46 @@ export async function getVersion(env: Env, appId: string, version: number): Prom
     .where(and(eq(appVersions.appId, appId), eq(appVersions.version, version))).limit(1))[0];
 }
 
-/** Creates the app and its first version in one D1 batch (both or neither). */
-export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow): Promise<void> {
-  const d = db(env);
-  await d.batch([d.insert(apps).values(app), d.insert(appVersions).values(version)]);
+const LIVE_APPS_OF = "(SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND status != 'deleted')";
+
+function versionValues(v: AppVersionRow): unknown[] {
+  return [v.appId, v.version, v.manifestJson, v.documentSha256, v.documentBytes, v.assetsJson, v.sourceHash, v.compat, v.breaksJson, v.createdByAgentId, v.createdAt];
+}
+
+const VERSION_COLUMNS = "app_id, version, manifest_json, document_sha256, document_bytes, assets_json, source_hash, compat, breaks_json, created_by_agent_id, created_at";
+
+/**
+ * Creates the app and its first version in one D1 batch (both or neither), only while
+ * the owner has fewer than `maxLiveApps` live apps: the count and the insert are one
+ * statement, so concurrent creates cannot pass the cap together. False when at the cap;
+ * a taken slug throws the unique index's error.
+ */
+export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow, maxLiveApps: number): Promise<boolean> {
+  const insertApp = env.DB.prepare(
+    "INSERT INTO apps (id, slug, owner_human_id, created_by_agent_id, visibility, status, current_version, timezone, share_token_hash, created_at, last_activity_at, deleted_at, status_before_delete) " +
+    `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 WHERE ${LIVE_APPS_OF} < ?14`,
+  ).bind(
+    app.id, app.slug, app.ownerHumanId, app.createdByAgentId, app.visibility, app.status, app.currentVersion, app.timezone,
+    app.shareTokenHash, app.createdAt, app.lastActivityAt, app.deletedAt, app.statusBeforeDelete, maxLiveApps,
+  );
+  const insertVersion = env.DB.prepare(
+    `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE EXISTS (SELECT 1 FROM apps WHERE id = ?1)`,
+  ).bind(...versionValues(version));
+  const [inserted] = await env.DB.batch([insertApp, insertVersion]);
+  return inserted.meta.changes === 1;
+}
+
+/**
+ * Takes a deleted app out of the trash, only while its owner has fewer than
+ * `maxLiveApps` live apps (checked in the same statement). Undefined when at the cap.
+ */
+export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLiveApps: number): Promise<AppRow | undefined> {
+  const row = await env.DB.prepare(
+    "UPDATE apps SET status = ?2, status_before_delete = NULL, deleted_at = NULL " +
+    `WHERE id = ?1 AND status = 'deleted' AND ${LIVE_APPS_OF} < ?4`,
+  ).bind(app.id, status, app.ownerHumanId, maxLiveApps).run();
+  if (row.meta.changes !== 1) return undefined;
+  return (await db(env).select().from(apps).where(eq(apps.id, app.id)).limit(1))[0];
 }
 
 /**
@@ -68,12 +104,8 @@ export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVe
 export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number): Promise<boolean> {
   const stillThere = "EXISTS (SELECT 1 FROM apps WHERE id = ?1 AND current_version = ?12 AND status != 'deleted')";
   const insert = env.DB.prepare(
-    "INSERT INTO app_versions (app_id, version, manifest_json, document_sha256, document_bytes, assets_json, source_hash, compat, breaks_json, created_by_agent_id, created_at) " +
-    `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE ${stillThere}`,
-  ).bind(
-    version.appId, version.version, version.manifestJson, version.documentSha256, version.documentBytes, version.assetsJson,
-    version.sourceHash, version.compat, version.breaksJson, version.createdByAgentId, version.createdAt, expectedVersion,
-  );
+    `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE ${stillThere}`,
+  ).bind(...versionValues(version), expectedVersion);
   const advance = env.DB.prepare(
     "UPDATE apps SET current_version = ?2, last_activity_at = ?3 WHERE id = ?1 AND current_version = ?4 AND status != 'deleted'",
   ).bind(version.appId, version.version, version.createdAt, expectedVersion);

@@ -9,7 +9,7 @@ import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { countLiveApps, getVersion, listApps, updateApp, type AppRow } from "../../db/apps";
+import { getVersion, listApps, restoreApp, updateApp, type AppRow } from "../../db/apps";
 import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views";
 import { mintShareToken } from "../../apps/share";
 import { appUrl } from "../../apps/urls";
@@ -154,12 +154,13 @@ export function appRoutes(app: Hono<AppEnv>): void {
     const target = await ownedApp(c, c.req.param("id")!);
     if (target.status !== "deleted") return c.json(await detailOf(c, target));
     const cap = config(c.env).limits.MAX_APPS_PER_ACCOUNT;
-    if ((await countLiveApps(c.env, target.ownerHumanId)) >= cap) {
+    // The cap is checked in the same statement that restores, so concurrent restores or creates cannot pass it together.
+    const restored = await restoreApp(c.env, target, (target.statusBeforeDelete as AppRow["status"] | null) ?? "active", cap);
+    if (!restored) {
+      const again = await ownedApp(c, target.id);
+      if (again.status !== "deleted") return c.json(await detailOf(c, again));
       throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
     }
-    const restored = await updateApp(c.env, target.id, {
-      status: (target.statusBeforeDelete as AppRow["status"] | null) ?? "active", statusBeforeDelete: null, deletedAt: null,
-    });
     return c.json(await detailOf(c, restored));
   });
 

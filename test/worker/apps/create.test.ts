@@ -404,4 +404,17 @@ describe("create: the per-account app cap", () => {
     await json(await call(`/v1/apps/${first.app_id}`, { key: o.key, method: "DELETE" }), 200);
     await json(await capped(), 201);
   });
+
+  it("concurrent creates cannot pass the cap together", async () => {
+    const o = await owner();
+    const responses = await Promise.all(Array.from({ length: 5 }, () =>
+      callWith({ MAX_APPS_PER_ACCOUNT: "2" }, "/v1/apps", { key: o.key, json: { html: "<p>x</p>", manifest: MANIFEST } })));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 201, 409, 409, 409]);
+    for (const r of responses) {
+      if (r.status === 409) expect((await expectError(r, 409, "account_quota_exceeded")).details).toEqual({ limit: 2, resource: "apps" });
+      else await r.arrayBuffer();
+    }
+    expect(await ownerCounts(o.human.humanId)).toEqual({ apps: 2, versions: 2 });
+  });
 });

@@ -397,6 +397,27 @@ describe("delete, restore, purge", () => {
     expect(await json(await callWith({ MAX_APPS_PER_ACCOUNT: "3" }, `/v1/apps/${a.app_id}/restore`, { key: o.key, method: "POST" }), 200)).toMatchObject({ status: "active" });
   });
 
+  it("concurrent restores cannot pass the cap together; a restore racing itself stays idempotent", async () => {
+    const o = await owner();
+    const apps = [await deploy(o.key), await deploy(o.key), await deploy(o.key)];
+    for (const a of apps) await json(await del(o, a.app_id), 200);
+    await deploy(o.key);
+    const capped = { MAX_APPS_PER_ACCOUNT: "2" };
+    const responses = await Promise.all(apps.map((a) => callWith(capped, `/v1/apps/${a.app_id}/restore`, { key: o.key, method: "POST" })));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    for (const r of responses) {
+      if (r.status === 409) await expectError(r, 409, "account_quota_exceeded");
+      else await r.arrayBuffer();
+    }
+    expect(await count("apps", "owner_human_id = ?1 AND status != 'deleted'", o.human.humanId)).toBe(2);
+    // The same app restored twice at once: both answer its detail.
+    const fresh = await owner();
+    const one = await deploy(fresh.key);
+    await json(await del(fresh, one.app_id), 200);
+    const twice = await Promise.all([0, 1].map(() => post(fresh, one.app_id, "restore")));
+    for (const r of twice) expect((await json<{ status: string }>(r, 200)).status).toBe("active");
+  });
+
   it("purge: only a deleted app (else 409 conflict); afterwards 404 everywhere and its D1 rows are gone", async () => {
     const o = await owner();
     const created = await deploy(o.key);
