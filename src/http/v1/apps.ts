@@ -14,6 +14,7 @@ import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views
 import { mintShareToken } from "../../apps/share";
 import { appUrl } from "../../apps/urls";
 import { appStore } from "../../apps/store";
+import { manifestLimitsFrom, parseManifest } from "../../manifest";
 import { nowIso } from "../../auth/tokens";
 import { db } from "../../db/client";
 import { apps, appVersions } from "../../db/apps-schema";
@@ -50,6 +51,25 @@ function validTimezone(zone: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Some manifest rules depend on the visibility (push notifications need a public app).
+ * A visibility change the live manifest cannot stand is refused with the compiler's error,
+ * so the live version never becomes one that no longer compiles for its app.
+ */
+async function checkManifestUnder(c: AppContext, app: AppRow, visibility: AppRow["visibility"]): Promise<void> {
+  const version = app.currentVersion === null ? undefined : await getVersion(c.env, app.id, app.currentVersion);
+  if (!version) return;
+  const cfg = config(c.env);
+  const source = JSON.parse(version.manifestJson) as unknown;
+  const context = { timezone: app.timezone, appOrigin: appUrl(cfg, app.slug).replace(/\/$/, "") };
+  try {
+    parseManifest(source, manifestLimitsFrom(cfg), { ...context, visibility: app.visibility });
+  } catch {
+    return; // Already out of step with today's limits: the visibility is not what breaks it.
+  }
+  parseManifest(source, manifestLimitsFrom(cfg), { ...context, visibility });
 }
 
 const TRASH_DAYS = 30;
@@ -103,6 +123,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     if (typeof body.timezone === "string" && !validTimezone(body.timezone)) {
       throw new RelayError("invalid_request", `"${body.timezone}" is not an IANA time zone such as Europe/Paris.`, { field: "timezone" });
     }
+    if (body.visibility !== undefined && body.visibility !== target.visibility) await checkManifestUnder(c, target, body.visibility);
     const patch: Partial<AppRow> = {};
     let shareUrl: string | undefined;
     if (body.timezone !== undefined) patch.timezone = body.timezone;

@@ -297,6 +297,24 @@ describe("PATCH", () => {
     expect(await json(await patch(o, created.app_id, { visibility: "public" }), 200)).toMatchObject({ visibility: "public" });
   });
 
+  it("a visibility the live manifest cannot stand is refused with the compiler's error (push needs a public app)", async () => {
+    const o = await owner();
+    const push = { NOTIFY_PUSH_ENABLED: "true" };
+    const manifest = manifestWith({ notes: notesCollection() }, {
+      offline: true, notify: [{ on: "create", collection: "notes", to: ["owner"], subject: "New", body: "{{text}}", channels: ["push"] }],
+    });
+    const res = await callWith(push, "/v1/apps", { key: o.key, json: { html: "<p>x</p>", manifest, visibility: "public", slug: `push-${crypto.randomUUID().slice(0, 8)}` } });
+    const created = await json<Created>(res, 201);
+    for (const visibility of ["private", "link"]) {
+      await unchanged(o, created.app_id, async () => {
+        const e = await expectError(await callWith(push, `/v1/apps/${created.app_id}`, { key: o.key, method: "PATCH", json: { visibility } }), 400, "notify_channel_not_enabled");
+        expect(e.details?.path).toBe("x-service-manifest.notify[0].channels[0]");
+      });
+    }
+    // A timezone change alone is fine.
+    expect(await json(await callWith(push, `/v1/apps/${created.app_id}`, { key: o.key, method: "PATCH", json: { timezone: "Europe/Paris" } }), 200)).toMatchObject({ visibility: "public" });
+  });
+
   it("a deleted app → 410 soft_deleted", async () => {
     const o = await owner();
     const created = await deploy(o.key);
