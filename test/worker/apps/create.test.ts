@@ -190,6 +190,17 @@ describe("create: who may deploy", () => {
   });
 });
 
+describe("create: client version", () => {
+  it("a CLI older than MIN_CLI_VERSION → 426 cli_upgrade_required and nothing is created; a current one deploys", async () => {
+    const o = await owner();
+    await unchanged(o, null, async () => {
+      const e = await expectError(await call("/v1/apps", { key: o.key, cliVersion: "0.0.9", json: { html: "<p>x</p>", manifest: MANIFEST } }), 426, "cli_upgrade_required");
+      expect(e.details).toMatchObject({ min_version: "0.1.0", your_version: "0.0.9" });
+    });
+    await json(await call("/v1/apps", { key: o.key, cliVersion: "0.1.0", json: { html: "<p>x</p>", manifest: MANIFEST } }), 201);
+  });
+});
+
 describe("create: slugs", () => {
   it("slug with visibility link → 400 slug_not_allowed_for_link", async () => {
     const o = await owner();
