@@ -92,3 +92,6 @@ async function open(): Promise<void> {
 }
 
 void open();
+// Pasting a fresh link into this tab changes only the fragment, which reloads nothing:
+// look again whenever it changes.
+window.addEventListener("hashchange", () => void open());

@@ -94,4 +94,23 @@ async function start(): Promise<void> {
   }
 }
 
+/**
+ * A new share link or sign-in hand-off opened in this tab changes only the fragment:
+ * take it in and reload, so the page starts again with the new credential.
+ */
+function watchFragment(): void {
+  window.addEventListener("hashchange", () => {
+    const fragment = takeFragment(["svc_grant", "k"]);
+    if (fragment.k) writeStored(SHARE_KEY, fragment.k);
+    const grant = fragment.svc_grant;
+    if (grant) {
+      exchangeGrant(grant).catch((err) => console.warn("service: the sign-in hand-off could not be completed.", err))
+        .finally(() => window.location.reload());
+    } else if (fragment.k) {
+      window.location.reload();
+    }
+  });
+}
+
 void start();
+watchFragment();
