@@ -13,6 +13,8 @@ import { appsDeleted } from "./apps/deleted.ts";
 import { appsRestore } from "./apps/restore.ts";
 import { appsPurge } from "./apps/purge.ts";
 import { appsWake } from "./apps/wake.ts";
+import { appsWatch } from "./apps/watch.ts";
+import { data } from "./data/data.ts";
 import { agentRegister } from "./agent/register.ts";
 import { agentClaim } from "./agent/claim.ts";
 import { agentSetKey } from "./agent/set-key.ts";
@@ -28,13 +30,13 @@ import { configRm } from "./config/rm.ts";
 import { skillShow } from "./skill/show.ts";
 import { skillVersion } from "./skill/version.ts";
 
-export const COMMANDS: Command[] = [deploy];
+export const COMMANDS: Command[] = [deploy, data];
 
 export const NOUNS: Noun[] = [
   {
     name: "apps",
-    summary: "list, inspect, audit, change, delete, restore and purge your apps",
-    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake],
+    summary: "list, inspect, audit, change, delete, restore, purge and watch your apps",
+    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch],
   },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
