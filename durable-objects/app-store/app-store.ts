@@ -182,10 +182,14 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return this.run(async () => (await this.rows(call)).deleted(call.principal, collection, input));
   }
 
-  /** Per-row results; a bad row never aborts the others (each row is its own transaction). */
+  /**
+   * Per-row results; a bad row never aborts the others (each row is its own transaction).
+   * An undeclared collection is not a bad row: the whole call answers collection_not_found.
+   */
   async batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>> {
     return this.run(async () => {
       const rows = await this.rows(call);
+      await this.requireCollection(call, collection);
       return this.batch(input.rows.map((row) => () => {
         const created = this.write((feed) => rows.create(this.writeContext(call), collection, { ...row, ...(input.on ? { on: input.on } : {}) }, feed));
         return created.row.key;
@@ -196,11 +200,17 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   async batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>> {
     return this.run(async () => {
       const rows = await this.rows(call);
+      await this.requireCollection(call, collection);
       return this.batch(keys.map((key) => () => {
         this.write((feed) => rows.remove(this.writeContext(call), collection, key, {}, feed));
         return key;
       }));
     });
+  }
+
+  private async requireCollection(call: CallContext, collection: string): Promise<void> {
+    const manifest = await this.manifest(call.appId, call.version);
+    if (!Object.hasOwn(manifest.collections, collection)) throw new RelayError("collection_not_found", `This app declares no collection "${collection}".`, { collection });
   }
 
   private batch(items: (() => string)[]): BatchResult {

@@ -7,6 +7,7 @@
 import type { Author } from "../../src/permissions";
 import type { JsonValue } from "../../src/manifest";
 import { readMeta, writeMeta } from "./schema";
+import { takePage } from "./query";
 
 /** WIRE §2.4's FeedEntry, identical over long-poll and socket. */
 export interface FeedEntry {
@@ -69,12 +70,14 @@ export function feedFloor(sql: SqlStorage): number {
 
 export type FeedPage = { entries: FeedEntry[]; cursor: number; truncated: boolean } | { resync: true };
 
+/** A page of entries after `since`: at most `limit`, and fewer (truncated) when their data would pass PAGE_BYTES. */
 export function readFeed(sql: SqlStorage, since: number, limit: number): FeedPage {
   if (since < feedFloor(sql)) return { resync: true };
-  const rows = sql.exec<StoredEntry>("SELECT * FROM _svc_feed WHERE seq > ? ORDER BY seq LIMIT ?", since, limit + 1).toArray();
-  const page = rows.slice(0, limit);
+  const { page, more } = takePage(
+    sql.exec<StoredEntry>("SELECT * FROM _svc_feed WHERE seq > ? ORDER BY seq LIMIT ?", since, limit + 1), limit, (row) => row.data?.length ?? 0,
+  );
   const cursor = page.length ? page[page.length - 1].seq : Math.max(since, 0);
-  return { entries: page.map(view), cursor: rows.length > limit ? cursor : Math.max(cursor, headSeq(sql)), truncated: rows.length > limit };
+  return { entries: page.map(view), cursor: more ? cursor : Math.max(cursor, headSeq(sql)), truncated: more };
 }
 
 /** Drops entries beyond FEED_KEEP; returns true when the floor moved (watchers must resync). */

@@ -8,7 +8,8 @@
  * condition only matches rows whose field has the condition value's JSON type); a
  * missing or null field matches nothing; sort defaults to ascending; ties break by the
  * row's insertion order, so a cursor is stable. A cursor is valid only with the sort
- * that produced it.
+ * that produced it. Pages (rows, deleted rows, feed entries) also stop at PAGE_BYTES of
+ * data, so a page of large rows always fits through RPC.
  */
 import { RelayError } from "../../src/errors";
 import { propertyTypes } from "../../src/manifest/schema";
@@ -106,8 +107,12 @@ const PRESENT = "(json_type(data, ?) IS NOT NULL AND json_type(data, ?) != 'null
 export function compareSql(field: string, op: CondOp, value: Scalar | Scalar[]): SqlFragment {
   const path = `$.${field}`;
   if (op === "in" || op === "notIn") {
-    const parts = (value as Scalar[]).map((v) => equalsSql(path, v));
-    const any = { sql: parts.map((p) => `(${p.sql})`).join(" OR "), params: parts.flatMap((p) => p.params) };
+    // The whole list travels as ONE bound JSON array, so a long list never runs into the
+    // store's cap on bound parameters; each element matches only its own JSON type.
+    const any = {
+      sql: `EXISTS (SELECT 1 FROM json_each(?) AS v WHERE (v.type = json_type(data, ?) OR (v.type IN ('integer', 'real') AND json_type(data, ?) IN ('integer', 'real'))) AND v.value = json_extract(data, ?))`,
+      params: [JSON.stringify(value), path, path, path],
+    };
     return op === "in"
       ? { sql: `(${any.sql})`, params: any.params }
       : { sql: `(${PRESENT} AND NOT (${any.sql}))`, params: [path, path, ...any.params] };
@@ -184,8 +189,11 @@ export function encodeCursor(sort: ResolvedSort, values: unknown[], rid: number)
 function decodeCursor(cursor: string): CursorState {
   try {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    const state = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))) as CursorState;
-    if (typeof state.s === "string" && Array.isArray(state.v) && Number.isInteger(state.r)) return state;
+    const state = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))) as CursorState;
+    // Only what encodeCursor writes: sort values are null, strings or finite numbers.
+    const value = (v: unknown) => v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+    if (typeof state === "object" && state !== null && typeof state.s === "string" && Array.isArray(state.v) && state.v.every(value)
+      && Number.isSafeInteger(state.r) && state.r >= 0) return state;
   } catch { /* fall through */ }
   throw new RelayError("invalid_request", "This cursor was not issued by the relay.", { field: "since" });
 }
@@ -228,4 +236,52 @@ export function cursorValues(sort: ResolvedSort, data: unknown): unknown[] {
     if (typeof v === "boolean") return v ? 1 : 0;
     return typeof v === "object" ? JSON.stringify(v) : v;
   });
+}
+
+/**
+ * The store binds at most 100 parameters per statement. Field paths, JSON type names and
+ * values repeat across conditions, so each distinct value is bound once and referred to
+ * by number (`?N`). Returns the same query with numbered, de-duplicated parameters.
+ */
+export function compactParams(fragment: SqlFragment): SqlFragment {
+  const slots = new Map<string, number>();
+  const params: unknown[] = [];
+  let next = 0;
+  const sql = fragment.sql.replace(/\?/g, () => {
+    const value = fragment.params[next++];
+    const id = `${value === null ? "null" : typeof value}:${String(value)}`;
+    let slot = slots.get(id);
+    if (slot === undefined) {
+      params.push(value);
+      slot = params.length;
+      slots.set(id, slot);
+    }
+    return `?${slot}`;
+  });
+  if (next !== fragment.params.length) throw new Error(`compactParams: ${next} placeholders for ${fragment.params.length} parameters`);
+  return { sql, params };
+}
+
+/**
+ * Row data one page may carry. RPC values are capped at 32 MiB and a page of 1000 rows
+ * at the row cap would be far over it, so a page stops early (has_more / next_before
+ * say there is more); it always holds at least one row.
+ */
+export const PAGE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Up to `limit` items from a query cursor, stopping early once `PAGE_BYTES` of data are
+ * taken (never before the first item); `more` says whether anything was left behind.
+ * The cursor is read lazily, so a large page is never held in memory at once.
+ */
+export function takePage<T>(cursor: Iterable<T>, limit: number, bytesOf: (item: T) => number): { page: T[]; more: boolean } {
+  const page: T[] = [];
+  let bytes = 0;
+  for (const item of cursor) {
+    const size = bytesOf(item);
+    if (page.length >= limit || (page.length > 0 && bytes + size > PAGE_BYTES)) return { page, more: true };
+    page.push(item);
+    bytes += size;
+  }
+  return { page, more: false };
 }

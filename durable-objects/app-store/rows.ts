@@ -8,7 +8,7 @@
 import { RelayError } from "../../src/errors";
 import { authorize, authorOf, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
-import { afterCursorSql, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, whereSql, type SqlFragment } from "./query";
+import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
 
 export type StoredRow = {
@@ -110,6 +110,7 @@ function byteLength(text: string): number {
   return new TextEncoder().encode(text).byteLength;
 }
 
+
 export class Rows {
   constructor(
     private readonly sql: SqlStorage,
@@ -150,18 +151,17 @@ export class Rows {
     const after = input.since ? afterCursorSql(sort, input.since) : { sql: "1", params: [] };
     const scope = filterSql(decision.filter);
     const order = orderSql(sort);
-    const rows = this.sql.exec<StoredRow>(
-      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql}) AND (${where.sql}) AND (${after.sql})
+    const query = compactParams({
+      sql: `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql}) AND (${where.sql}) AND (${after.sql})
        ORDER BY ${order.sql} LIMIT ?`,
-      collection, ...scope.params, ...where.params, ...after.params, ...order.params, input.limit + 1,
-    ).toArray();
-    const page = rows.slice(0, input.limit);
+      params: [collection, ...scope.params, ...where.params, ...after.params, ...order.params, input.limit + 1],
+    });
+    const { page, more } = takePage(this.sql.exec<StoredRow>(query.sql, ...query.params), input.limit, (row) => row.bytes);
     const last = page[page.length - 1];
-    const hasMore = rows.length > input.limit;
     return {
       rows: page.map(viewRow),
-      next_cursor: last ? encodeCursor(sort, cursorValues(sort, JSON.parse(last.data)), last.rid) : input.since ?? null,
-      has_more: hasMore,
+      next_cursor: last ? encodeCursor(sort, cursorValues(sort, JSON.parse(last.data)), last.rid) : input.since || null,
+      has_more: more,
     };
   }
 
@@ -170,21 +170,28 @@ export class Rows {
     const decision = authorize(this.manifest, principal, "count", { collection });
     if (!decision.ok) fail(decision);
     const scope = filterSql(decision.filter);
-    return Number(this.sql.exec<{ n: number }>(
-      `SELECT count(*) AS n FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql})`, collection, ...scope.params,
-    ).one().n);
+    const query = compactParams({
+      sql: `SELECT count(*) AS n FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql})`, params: [collection, ...scope.params],
+    });
+    return Number(this.sql.exec<{ n: number }>(query.sql, ...query.params).one().n);
   }
 
   deleted(principal: Principal, collection: string, input: { before?: string; limit: number }): { rows: DeletedRowView[]; next_before: string | null } {
     this.collection(collection);
     const decision = authorize(this.manifest, principal, "listDeleted", { collection });
     if (!decision.ok) fail(decision);
-    const rows = this.sql.exec<StoredRow>(
-      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 ${input.before ? "AND deleted_at < ?" : ""}
+    // `before` is a previous next_before (`<deleted_at>~<rid>`: rows deleted in the same
+    // millisecond are told apart by rid) or a bare timestamp.
+    const cursor = input.before ? /^(.*)~(\d{1,15})$/.exec(input.before) : null;
+    const before = cursor
+      ? { sql: "AND (deleted_at < ? OR (deleted_at = ? AND rid < ?))", params: [cursor[1], cursor[1], Number(cursor[2])] }
+      : input.before ? { sql: "AND deleted_at < ?", params: [input.before] } : { sql: "", params: [] };
+    const { page, more } = takePage(this.sql.exec<StoredRow>(
+      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 ${before.sql}
        ORDER BY deleted_at DESC, rid DESC LIMIT ?`,
-      collection, ...(input.before ? [input.before] : []), input.limit + 1,
-    ).toArray();
-    const page = rows.slice(0, input.limit);
+      collection, ...before.params, input.limit + 1,
+    ), input.limit, (row) => row.bytes);
+    const last = page[page.length - 1];
     return {
       rows: page.map((row) => ({
         key: row.key, data: JSON.parse(row.data), version: row.version,
@@ -192,7 +199,7 @@ export class Rows {
         creator: author(row.creator_kind, row.creator_id), created_at: row.created_at, deleted_at: row.deleted_at!,
         recoverable_until: new Date(Date.parse(row.deleted_at!) + RESTORE_WINDOW_DAYS * 86_400_000).toISOString(), purged: false,
       })),
-      next_before: rows.length > input.limit ? page[page.length - 1].deleted_at : null,
+      next_before: more ? `${last.deleted_at}~${last.rid}` : null,
     };
   }
 
@@ -229,7 +236,7 @@ export class Rows {
       }
       const slot = uniqueSlot((input.data as Record<string, unknown> | null)?.[input.on]);
       const holder = slot ? this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", collection, input.on, slot).toArray()[0] : undefined;
-      if (holder) return { row: this.update(ctx, collection, holder.key, { data: input.data }, feed), created: false };
+      if (holder) return { row: this.update(ctx, collection, holder.key, { data: input.data }, feed, { upsert: true }), created: false };
     }
     if (input.key !== undefined) {
       const existing = this.find(collection, input.key);
@@ -245,9 +252,12 @@ export class Rows {
     this.checkChallenge(decision.checks.challenge, ctx);
     const key = decision.key ?? mintKey();
     if (decision.key !== null && input.key === undefined) {
-      // keyClaim caller filled the key in: the same dedupe rule applies.
-      const existing = this.live(collection, key);
-      if (existing) return { row: this.get(ctx.principal, collection, key), deduped: true, created: false };
+      // keyClaim caller filled the key in: the same rules as a given key apply.
+      const existing = this.find(collection, key);
+      if (existing && !existing.purged) {
+        if (existing.deleted_at === null) return { row: this.get(ctx.principal, collection, key), deduped: true, created: false };
+        throw new RelayError("conflict", `A deleted row holds the key "${key}"; restore or purge it first.`, { key });
+      }
     }
     const data = this.applyServerSet(col, input.data, null);
     const text = this.checkData(col, data);
@@ -266,15 +276,20 @@ export class Rows {
     return { row: viewRow(row), created: true };
   }
 
-  /** PATCH: `data` replaces the row's data; `if_match` must equal the version the caller read. */
-  update(ctx: WriteContext, collection: string, key: string, input: { data: unknown; if_match?: number }, feed: FeedEntry[]): RowView {
+  /**
+   * PATCH: `data` replaces the row's data; `if_match` must equal the version the caller read.
+   * `upsert`: the update half of a create with `on`, which needs the bot challenge like a create.
+   */
+  update(ctx: WriteContext, collection: string, key: string, input: { data: unknown; if_match?: number }, feed: FeedEntry[], opts: { upsert?: boolean } = {}): RowView {
     const col = this.collection(collection);
     const row = this.live(collection, key);
     const decision = authorize(this.manifest, ctx.principal, "update", { collection, row: row ? rowContext(row) : null, data: input.data });
     if (!decision.ok) fail(decision);
+    if (opts.upsert) this.checkChallenge(decision.checks.challenge, ctx);
     const current = row!;
     this.checkIfMatch(current, input.if_match);
-    const data = this.applyServerSet(col, input.data, JSON.parse(current.data));
+    const previous = JSON.parse(current.data);
+    const data = this.carryImmutable(col, this.applyServerSet(col, input.data, previous), previous);
     const text = this.checkData(col, data);
     this.checkQuota(byteLength(text) - current.bytes, 0);
     this.claimUnique(col, key, data);
@@ -435,6 +450,17 @@ export class Rows {
          ON CONFLICT (collection, scope, subject, day) DO UPDATE SET used = used + 1`, collection, scope, subject, day,
       );
     }
+  }
+
+  /** Immutable fields a PATCH leaves out keep their stored value (the engine refused any change). */
+  private carryImmutable(col: CompiledCollection, data: unknown, previous: unknown): unknown {
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+    if (col.immutable.length === 0 || !isObject(data) || !isObject(previous)) return data;
+    const out: Record<string, unknown> = { ...data };
+    for (const field of col.immutable) {
+      if (!Object.hasOwn(out, field) && Object.hasOwn(previous, field)) out[field] = previous[field];
+    }
+    return out;
   }
 
   /** Fills serverSet fields on create; on update a supplied value must echo the stored one. */
