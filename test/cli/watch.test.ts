@@ -1,0 +1,424 @@
+// `service apps watch` as a real process.
+//
+// Against the real test relay, which does not serve the app feed socket yet, so every
+// watch there runs on the long-poll fallback: --once prints the next entry written while
+// it waits, --since 0 replays, --collection filters, update and delete entries, --timeout
+// ends with ws_timeout, Ctrl-C exits 0, argv errors.
+//
+// Against a stand-in relay (plain HTTP plus a WebSocket server) for what the real relay
+// cannot show yet: the socket path itself (subprotocols, Host of a *.localhost app origin,
+// sub/batch/entry frames, truncated batches, dedup, resync, _dormant, _suspended, clean
+// and abnormal closes) and the long-poll's resync (410 resync_required), dormant (409
+// "app is dormant") and gone (410) answers. No relay route can make an app dormant, so
+// dormancy is only exercised on the stand-in.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { WebSocketServer, type WebSocket } from "ws";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanupTempHomes, cliPath, fakeIp, mintClaimCode, relayUrl, root, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
+
+type Obj = Record<string, unknown>;
+
+function manifest(): Obj {
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    "x-service-manifest": {
+      app: { name: "Watched" },
+      collections: {
+        notes: { read: ["owner"], write: ["owner"], delete: ["owner"] },
+        tasks: { read: ["owner"], write: ["owner"], delete: ["owner"] },
+      },
+    },
+  };
+}
+
+const dirs: string[] = [];
+
+interface Agent {
+  key: string;
+  cli(args: string[], options?: RunOptions): Promise<CliRun>;
+}
+
+async function claimedAgent(): Promise<Agent> {
+  const base = relayUrl();
+  const ip = fakeIp();
+  const reg = await fetch(`${base}/v1/register`, {
+    method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ name: "cli-watch-test" }),
+  });
+  expect(reg.status).toBe(201);
+  const key = ((await reg.json()) as { api_key: string }).api_key;
+  const code = await mintClaimCode(await signIn());
+  const claim = await fetch(`${base}/v1/agents/claim`, {
+    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
+  });
+  expect(claim.status).toBe(200);
+  const home = tempHome();
+  return { key, cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
+}
+
+function ok(run: CliRun): CliRun {
+  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+  return run;
+}
+
+function failed(run: CliRun, code: string) {
+  expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
+  const error = run.error();
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** A run that printed entries, then ended with the error `code`. */
+function endedWith(run: CliRun, code: string): CliRun {
+  failed(run, code);
+  return run;
+}
+
+/** stdout as JSON lines; each line must be compact (one object per line). */
+function lines(run: CliRun): Obj[] {
+  return run.stdout.split("\n").filter(Boolean).map((line) => {
+    expect(line).toBe(JSON.stringify(JSON.parse(line)));
+    return JSON.parse(line) as Obj;
+  });
+}
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+afterAll(() => {
+  cleanupTempHomes();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("apps watch against the relay (long-poll fallback)", () => {
+  let me: Agent;
+  let appId: string;
+  const slug = `watch-${Math.random().toString(36).slice(2, 8)}`;
+
+  async function write(method: string, collection: string, key: string, data?: Obj): Promise<void> {
+    const base = `${relayUrl()}/v1/apps/${appId}/collections/${collection}`;
+    const url = method === "POST" ? base : `${base}/${key}`;
+    const body = method === "DELETE" ? undefined : JSON.stringify(method === "POST" ? { key, data } : { data });
+    const res = await fetch(url, { method, headers: { authorization: `Bearer ${me.key}`, ...(body ? { "content-type": "application/json" } : {}) }, body });
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
+  }
+
+  beforeAll(async () => {
+    me = await claimedAgent();
+    const dir = mkdtempSync(path.join(tmpdir(), "service-watch-test-"));
+    dirs.push(dir);
+    mkdirSync(path.join(dir, "assets"));
+    writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>watch</h1>");
+    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest()));
+    appId = ok(await me.cli(["deploy", dir, "--slug", slug])).json<{ app_id: string }>().app_id;
+  });
+
+  it("--timeout with nothing to read ends with ws_timeout and exit 1", async () => {
+    const started = Date.now();
+    const run = await me.cli(["apps", "watch", slug, "--timeout", "2"]);
+    const error = failed(run, "ws_timeout");
+    expect(error.hint).toContain("--timeout");
+    expect(run.stdout).toBe("");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it("--once prints the next entry written while it waits, as one compact line", async () => {
+    await write("POST", "notes", "n1", { text: "one" });
+    await write("POST", "notes", "n2", { text: "two" });
+    const watching = me.cli(["apps", "watch", slug, "--since", "2", "--once", "--timeout", "40"]);
+    await delay(2500);
+    await write("POST", "tasks", "t1", { title: "three" });
+    const run = ok(await watching);
+    expect(run.stderr).toBe("");
+    expect(lines(run)).toEqual([{
+      seq: 3, op: "create", collection_name: "tasks", row_key: "t1", row_version: 1, data: { title: "three" },
+      author: { kind: "agent", id: expect.any(String) }, ts: expect.any(String),
+    }]);
+  });
+
+  it("--since 0 replays from the start, by id or slug; update and delete entries follow", async () => {
+    await write("PATCH", "notes", "n1", { text: "one, edited" });
+    await write("DELETE", "notes", "n2");
+    const run = endedWith(await me.cli(["apps", "watch", appId, "--since", "0", "--timeout", "3"]), "ws_timeout");
+    const seen = lines(run);
+    expect(seen.map((e) => [e.seq, e.op, e.collection_name, e.row_key])).toEqual([
+      [1, "create", "notes", "n1"],
+      [2, "create", "notes", "n2"],
+      [3, "create", "tasks", "t1"],
+      [4, "update", "notes", "n1"],
+      [5, "delete", "notes", "n2"],
+    ]);
+    expect(seen[3]).toMatchObject({ row_version: 2, data: { text: "one, edited" } });
+    expect(seen[4]).toMatchObject({ data: { text: "two" } });
+
+    expect(lines(ok(await me.cli(["apps", "watch", slug, "--once"])))).toEqual([expect.objectContaining({ seq: 1, row_key: "n1" })]);
+    expect(lines(ok(await me.cli(["apps", "watch", slug, "--since", "3", "--once"])))).toEqual([expect.objectContaining({ seq: 4, op: "update" })]);
+  });
+
+  it("--collection filters on the client, and --once waits for a matching entry", async () => {
+    const tasksOnly = endedWith(await me.cli(["apps", "watch", slug, "--collection", "tasks", "--timeout", "2"]), "ws_timeout");
+    expect(lines(tasksOnly).map((e) => e.row_key)).toEqual(["t1"]);
+    const both = endedWith(await me.cli(["apps", "watch", slug, "--collection", " tasks,notes ", "--timeout", "2"]), "ws_timeout");
+    expect(lines(both).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+
+    const watching = me.cli(["apps", "watch", slug, "--since", "5", "--collection", "tasks", "--once", "--timeout", "40"]);
+    await delay(2000);
+    await write("POST", "notes", "n3", { text: "not this one" });
+    await delay(500);
+    await write("POST", "tasks", "t2", { title: "this one" });
+    expect(lines(ok(await watching))).toEqual([expect.objectContaining({ seq: 7, collection_name: "tasks", row_key: "t2" })]);
+  });
+
+  it("exits 0 on Ctrl-C", async () => {
+    const child = spawn(cliPath, ["apps", "watch", slug, "--since", "1000"], {
+      cwd: root, env: { PATH: process.env.PATH ?? "", HOME: tempHome(), SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key }, stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => { stderr += d; });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await delay(3000);
+    const sent = Date.now();
+    child.kill("SIGINT");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const code = await exited;
+    clearTimeout(timer);
+    expect(code, stderr).toBe(0);
+    expect(Date.now() - sent).toBeLessThan(5000);
+  });
+
+  it("refuses bad flags locally and unknown apps", async () => {
+    for (const args of [["--since", "-1"], ["--since", "abc"], ["--timeout", "0"], ["--timeout", "soon"], ["--collection", " , "]]) {
+      failed(await me.cli(["apps", "watch", slug, ...args]), "invalid_args");
+    }
+    failed(await me.cli(["apps", "watch", "no-such-watched-app"]), "app_not_found");
+    failed(await me.cli(["apps", "watch"]), "invalid_args");
+  });
+});
+
+// ---- the stand-in relay ----
+
+const KEY = "svc_0123456789abcdef0123456789abcdef";
+
+function entry(seq: number, collection = "notes"): Obj {
+  return { seq, op: "create", collection_name: collection, row_key: `k${seq}`, row_version: 1, data: { seq }, author: { kind: "agent", id: "agent1" }, ts: "2026-01-01T00:00:00.000Z" };
+}
+
+/** What the socket does once open; `ws.on("sub", since => …)` sees each sub frame. */
+type SocketScript = (ws: WebSocket) => void;
+
+interface StandIn {
+  url: string;
+  port: number;
+  /** Every socket handshake: the Host header and offered subprotocols. */
+  handshakes: Array<{ host: string | undefined; protocols: string | undefined; path: string | undefined }>;
+  /** The `since` of every sub frame, per app. */
+  subs: number[];
+  /** Every long-poll request: since, wait, limit, headers of note. */
+  polls: Array<{ app: string; since: number; wait: string | null; limit: string | null; auth?: string; version?: string }>;
+}
+
+describe("apps watch on the wire (stand-in relay)", () => {
+  let server: Server;
+  let wss: WebSocketServer;
+  const s: StandIn = { url: "", port: 0, handshakes: [], subs: [], polls: [] };
+
+  /** Per app id: its socket script (none = the socket path answers 404) and long-poll handler. */
+  const sockets: Record<string, SocketScript> = {};
+  const feeds: Record<string, (since: number, limit: number, wait: number) => { status: number; body: Obj }> = {};
+
+  const APP = (name: string) => `${name}${"x".repeat(24 - name.length)}`;
+
+  function send(res: ServerResponse, status: number, body: Obj) {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  }
+
+  beforeAll(async () => {
+    wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has("service.v1") ? "service.v1" : false) });
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? "/", "http://stand-in");
+      const appMatch = /^\/v1\/apps\/([a-z0-9]+)(\/feed)?$/.exec(url.pathname);
+      if (!appMatch) return send(res, 404, { error: { code: "not_found", message: "no such path" } });
+      const id = appMatch[1];
+      if (!appMatch[2]) {
+        return send(res, 200, { id, slug: id, visibility: "private", status: "active", url: `http://${id}.localhost:${s.port}/` });
+      }
+      const since = Number(url.searchParams.get("since"));
+      s.polls.push({
+        app: id, since, wait: url.searchParams.get("wait"), limit: url.searchParams.get("limit"),
+        auth: req.headers.authorization, version: req.headers["x-service-cli-version"] as string | undefined,
+      });
+      const answer = feeds[id](since, Number(url.searchParams.get("limit") ?? 100), Number(url.searchParams.get("wait") ?? 0));
+      const hold = answer.status === 200 && Array.isArray(answer.body.entries) && answer.body.entries.length === 0 ? 200 : 0;
+      setTimeout(() => send(res, answer.status, answer.body), hold);
+    });
+    server.on("upgrade", (req, socket, head) => {
+      const host = req.headers.host ?? "";
+      const id = host.split(".")[0];
+      s.handshakes.push({ host: req.headers.host, protocols: req.headers["sec-websocket-protocol"], path: req.url });
+      const script = sockets[id];
+      if (!script || req.url !== "/_svc/ws") {
+        socket.end("HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}");
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // Each sub frame is recorded and re-emitted as a "sub" event for the script.
+        ws.on("message", (raw) => {
+          const frame = JSON.parse(raw.toString()) as { type: string; since: number };
+          if (frame.type !== "sub") return;
+          s.subs.push(frame.since);
+          ws.emit("sub", frame.since);
+        });
+        script(ws);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    s.port = (server.address() as { port: number }).port;
+    s.url = `http://127.0.0.1:${s.port}`;
+  });
+
+  afterAll(async () => {
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const watch = (args: string[]) => runCli(tempHome(), ["apps", "watch", ...args], { env: { SERVICE_URL: s.url, SERVICE_API_KEY: KEY } });
+
+  it("uses the app socket: subprotocols, *.localhost host, batches with dedup and truncation, entry, resync, then _dormant", async () => {
+    const id = APP("sock");
+    sockets[id] = (ws) => {
+      ws.send(JSON.stringify({ type: "hello", seq: 4, app: { slug: id }, session: { kind: "owner", humanId: null }, auth: {} }));
+      let subs = 0;
+      ws.on("sub", () => {
+        subs++;
+        if (subs === 1) ws.send(JSON.stringify({ type: "batch", entries: [entry(3), entry(4, "tasks")], cursor: 4, truncated: true }));
+        if (subs === 2) {
+          ws.send(JSON.stringify({ type: "batch", entries: [entry(4, "tasks"), entry(5)], cursor: 6, truncated: false }));
+          ws.send(JSON.stringify({ type: "agent-task.available" }));
+          ws.send(JSON.stringify({ type: "entry", entry: entry(5) }));
+          ws.send(JSON.stringify({ type: "entry", entry: entry(7) }));
+          ws.send(JSON.stringify({ type: "resync" }));
+          ws.send(JSON.stringify({ type: "entry", entry: entry(8) }));
+          ws.send(JSON.stringify({ type: "_dormant" }));
+        }
+      });
+    };
+    feeds[id] = () => ({ status: 500, body: { error: { code: "internal", message: "the socket should have been used" } } });
+    const run = ok(await watch([id, "--since", "2"]));
+    expect(run.stderr).toBe("");
+    expect(lines(run).map((l) => l.seq ?? l.type)).toEqual([3, 4, 5, 7, "resync", 8, "_dormant"]);
+    const shake = s.handshakes.find((h) => h.host === `${id}.localhost:${s.port}`);
+    expect(shake?.path).toBe("/_svc/ws");
+    expect(shake?.protocols?.split(/,\s*/)).toEqual(["service.v1", `service.agentkey.${KEY}`]);
+    expect(s.subs.slice(-2)).toEqual([2, 4]);
+    expect(s.polls.filter((p) => p.app === id)).toEqual([]);
+  });
+
+  it("socket: --collection and --once, _suspended, clean and abnormal closes after hello", async () => {
+    const hello = (ws: WebSocket) => ws.send(JSON.stringify({ type: "hello", seq: 0, app: {}, session: {}, auth: {} }));
+    const once = APP("once");
+    sockets[once] = (ws) => {
+      hello(ws);
+      ws.on("sub", () => ws.send(JSON.stringify({ type: "batch", entries: [entry(1), entry(2, "tasks"), entry(3, "tasks")], cursor: 3, truncated: false })));
+    };
+    expect(lines(ok(await watch([once, "--collection", "tasks", "--once"])))).toEqual([entry(2, "tasks")]);
+
+    const suspended = APP("susp");
+    sockets[suspended] = (ws) => {
+      hello(ws);
+      ws.send(JSON.stringify({ type: "_suspended" }));
+    };
+    expect(lines(ok(await watch([suspended])))).toEqual([{ type: "_suspended" }]);
+
+    const clean = APP("clean");
+    sockets[clean] = (ws) => {
+      hello(ws);
+      ws.send(JSON.stringify({ type: "entry", entry: entry(1) }));
+      setTimeout(() => ws.close(1001, "going away"), 100);
+    };
+    expect(lines(ok(await watch([clean])))).toEqual([entry(1)]);
+
+    const abnormal = APP("abnormal");
+    sockets[abnormal] = (ws) => {
+      hello(ws);
+      setTimeout(() => ws.close(4009, "evicted"), 100);
+    };
+    const error = failed(await watch([abnormal]), "ws_closed_abnormally");
+    expect(error.details).toEqual({ code: 4009, reason: "evicted" });
+
+    const errorFrame = APP("errframe");
+    sockets[errorFrame] = (ws) => {
+      hello(ws);
+      ws.send(JSON.stringify({ type: "error", error: { code: "collection_read_forbidden", message: "no", details: { collection: "x" } } }));
+    };
+    expect(failed(await watch([errorFrame]), "collection_read_forbidden").details).toEqual({ collection: "x" });
+  });
+
+  it("falls back for good to long-poll when the socket closes before hello", async () => {
+    const id = APP("closer");
+    sockets[id] = (ws) => ws.close(1000);
+    let calls = 0;
+    feeds[id] = () => (++calls === 1 ? { status: 200, body: { entries: [entry(1)], cursor: 1, truncated: false } } : { status: 409, body: { error: { code: "conflict", message: "app is dormant" } } });
+    expect(lines(ok(await watch([id])))).toEqual([entry(1), { type: "_dormant" }]);
+    expect(s.handshakes.filter((h) => h.host?.startsWith(id))).toHaveLength(1);
+  });
+
+  it("long-poll: wait=25 with the key and version, cursor = max(seq, page cursor), resync to the head, then _dormant", async () => {
+    const id = APP("poll");
+    // A feed whose floor jumps to 50 (head 60) after the first page, as a prune would.
+    let floor = 0;
+    let head = 2;
+    const stored = new Set([1, 2]);
+    let dormant = false;
+    let longPolls = 0;
+    feeds[id] = (since, limit, wait) => {
+      if (wait > 0) {
+        longPolls++;
+        if (longPolls === 2) {
+          floor = 50;
+          head = 60;
+          for (let i = 51; i <= 60; i++) stored.add(i);
+        }
+        if (longPolls === 3) {
+          stored.add(61);
+          head = 61;
+        }
+        if (longPolls === 4) dormant = true;
+      }
+      if (dormant) return { status: 409, body: { error: { code: "conflict", message: "app is dormant", details: { status: "dormant" } } } };
+      if (since < floor) return { status: 410, body: { error: { code: "resync_required", message: "below the floor" } } };
+      const seqs = [...stored].filter((q) => q > since).sort((a, b) => a - b);
+      const page = seqs.slice(0, limit);
+      const truncated = seqs.length > limit;
+      const last = page.length ? page[page.length - 1] : since;
+      return { status: 200, body: { entries: page.map((q) => entry(q)), cursor: truncated ? last : Math.max(last, head), truncated } };
+    };
+    const run = ok(await watch([id]));
+    expect(lines(run).map((l) => l.seq ?? l.type)).toEqual([1, 2, "resync", 61, "_dormant"]);
+    const polls = s.polls.filter((p) => p.app === id);
+    const held = polls.filter((p) => p.wait !== "0");
+    expect(held.map((p) => [p.since, p.wait])).toEqual([[0, "25"], [2, "25"], [60, "25"], [61, "25"]]);
+    expect(polls.every((p) => p.auth === `Bearer ${KEY}` && /^\d+\.\d+\.\d+/.test(p.version ?? ""))).toBe(true);
+    // Every probe stayed bounded.
+    expect(polls.length).toBeLessThan(40);
+  });
+
+  it("long-poll: 410 gone fails; 5xx is retried a few times, then passed through", async () => {
+    const gone = APP("gone");
+    feeds[gone] = () => ({ status: 410, body: { error: { code: "gone", message: "This app is suspended." } } });
+    expect(failed(await watch([gone]), "gone").message).toBe("This app is suspended.");
+
+    const flaky = APP("flaky");
+    let calls = 0;
+    feeds[flaky] = () => (++calls <= 2
+      ? { status: 503, body: { error: { code: "unavailable", message: "worker restarted mid-request" } } }
+      : { status: 200, body: { entries: [entry(9)], cursor: 9, truncated: false } });
+    const run = ok(await watch([flaky, "--once"]));
+    expect(lines(run)).toEqual([entry(9)]);
+    expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^warning: the feed request failed/), expect.stringMatching(/^warning: the feed request failed/)]);
+  });
+});
