@@ -1,0 +1,294 @@
+// Kill-and-restart: a relay of its own (not the shared test relay), with its state in a
+// temporary folder, takes a bounded burst of row creates from a few concurrent writers.
+// Twice during the burst the relay is killed while requests are in flight (first its own
+// stop(), a SIGTERM to its process group; then a SIGKILL, a crash), started again on the
+// same port with the same state, and the burst goes on; creates that got no answer are
+// retried with the same key at the end. Then:
+//   - every create that was acknowledged (2xx) is a live row, at version 1, with its data;
+//   - no row exists that was never asked for, and none was created twice;
+//   - the change feed has no gap: seqs run 1..N, each one more than the last, N equals the
+//     number of rows, and every row has exactly one create entry.
+// Only loopback addresses are used; the relay is stopped and its state removed even when
+// an assertion fails.
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+// @ts-expect-error plain ESM helper shared with `npm start`
+import { freePort, startRelay } from "../../scripts/relay-process.mjs";
+
+interface Relay {
+  url: string;
+  port: number;
+  stop(): void;
+  child: import("node:child_process").ChildProcess;
+  output(): string;
+}
+
+type Obj = Record<string, unknown>;
+
+const TOTAL = 300;
+const WRITERS = 4;
+/** Two kills: a stop (SIGTERM to the relay's process group) and a crash (SIGKILL). */
+const KILLS: Array<{ afterAcks: number; signal: "SIGTERM" | "SIGKILL" }> = [
+  { afterAcks: 100, signal: "SIGTERM" },
+  { afterAcks: 200, signal: "SIGKILL" },
+];
+const REQUEST_TIMEOUT_MS = 15_000;
+
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fakeIp = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+const keyOf = (i: number) => `row-${String(i).padStart(4, "0")}`;
+
+/** Resolves once nothing accepts connections on the port any more (bounded). */
+async function portClosed(port: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (!open) return;
+    await delay(200);
+  }
+  throw new Error(`port ${port} still accepts connections after ${timeoutMs} ms`);
+}
+
+/**
+ * Stops the relay's process group (its own stop(), or SIGKILL for a crash) and waits for
+ * it to exit and free its port.
+ */
+async function stopRelay(relay: Relay | null, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
+  if (!relay) return;
+  const exited = () => relay.child.exitCode !== null || relay.child.signalCode !== null;
+  const exit = new Promise<void>((resolve) => {
+    if (exited()) resolve();
+    else relay.child.once("exit", () => resolve());
+  });
+  if (signal === "SIGTERM") relay.stop();
+  else {
+    try {
+      process.kill(-relay.child.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+  await Promise.race([exit, delay(15_000)]);
+  if (!exited()) {
+    try {
+      process.kill(-relay.child.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+    await Promise.race([exit, delay(5_000)]);
+  }
+  await portClosed(relay.port);
+}
+
+async function call(base: string, method: string, pathName: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}${pathName}`, {
+    method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), redirect: "manual", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await res.text();
+  let json: Obj = {};
+  try {
+    json = JSON.parse(text) as Obj;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+/** A claimed agent's key on this relay: register, sign a human in through the dev outbox, claim. */
+async function claimedKey(base: string): Promise<string> {
+  const ip = fakeIp();
+  const reg = await call(base, "POST", "/v1/register", { body: { name: "restart-test" }, headers: { "cf-connecting-ip": ip } });
+  expect(reg.status, reg.text).toBe(201);
+  const key = reg.json.api_key as string;
+  const email = `restart-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  expect((await call(base, "POST", "/v1/auth/request-link", { body: { email }, headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+  const mail = await call(base, "GET", `/__dev/mail?to=${encodeURIComponent(email)}`, { headers: { "cf-connecting-ip": ip } });
+  const text = ((mail.json.messages as Array<{ text: string }>)?.[0]?.text) ?? "";
+  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(text)?.[0];
+  if (!link) throw new Error("no sign-in link in the dev outbox");
+  const verified = await fetch(link, { redirect: "manual", headers: { "cf-connecting-ip": ip } });
+  const cookie = verified.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("relay_session="));
+  if (!cookie) throw new Error("sign-in set no session cookie");
+  const code = await call(base, "POST", "/v1/self/claim-codes", { headers: { cookie, origin: base, "cf-connecting-ip": ip } });
+  expect(code.status, code.text).toBe(201);
+  const claim = await call(base, "POST", "/v1/agents/claim", { key, body: { code: code.json.code }, headers: { "cf-connecting-ip": ip } });
+  expect(claim.status, claim.text).toBe(200);
+  return key;
+}
+
+const MANIFEST = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $defs: { Item: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] } },
+  "x-service-manifest": {
+    app: { name: "Restart" },
+    collections: { items: { schema: { $ref: "#/$defs/Item" }, read: ["owner"], write: ["owner"], delete: ["owner"] } },
+  },
+};
+
+type Outcome = { kind: "acked"; status: number; deduped: boolean } | { kind: "failed"; reason: string };
+
+describe("reliability: kill and restart the relay mid-burst", () => {
+  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-restart-"));
+  let relay: Relay | null = null;
+
+  afterAll(async () => {
+    await stopRelay(relay).catch(() => undefined);
+    relay = null;
+    rmSync(persistTo, { recursive: true, force: true });
+  });
+
+  it("keeps every acknowledged create and a gap-free feed across a restart", async () => {
+    const port = (await freePort()) as number;
+    relay = (await startRelay({ port, persistTo })) as Relay;
+    const base = relay.url;
+    expect(new URL(base).hostname).toBe("localhost");
+    const firstPid = relay.child.pid;
+
+    const key = await claimedKey(base);
+    const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<!doctype html><h1>restart</h1>", manifest: MANIFEST } });
+    expect(created.status, created.text).toBe(201);
+    const appId = created.json.app_id as string;
+    const rowsPath = `/v1/apps/${appId}/collections/items`;
+
+    // ---- the burst, with a kill and a restart in the middle ----
+    const outcomes = new Map<string, Outcome>();
+    let next = 0;
+    let acked = 0;
+    let inFlight = 0;
+    const inFlightAtKill: number[] = [];
+    const pids: Array<number | undefined> = [firstPid];
+    let paused: Promise<void> | null = null;
+    let resume: () => void = () => {};
+    let restartFailure: unknown = null;
+
+    const create = async (i: number): Promise<Outcome> => {
+      try {
+        const res = await call(base, "POST", rowsPath, { key, body: { key: keyOf(i), data: { i } } });
+        if (res.status >= 200 && res.status < 300) return { kind: "acked", status: res.status, deduped: res.json.deduped === true };
+        return { kind: "failed", reason: `HTTP ${res.status} ${res.text.slice(0, 200)}` };
+      } catch (err) {
+        return { kind: "failed", reason: String((err as Error)?.message ?? err) };
+      }
+    };
+
+    let kills = 0;
+    let restarting: Promise<void> | null = null;
+    const restart = async (signal: "SIGTERM" | "SIGKILL") => {
+      try {
+        inFlightAtKill.push(inFlight);
+        await stopRelay(relay, signal);
+        relay = (await startRelay({ port, persistTo })) as Relay;
+        pids.push(relay.child.pid);
+      } catch (err) {
+        restartFailure = err;
+      } finally {
+        kills++;
+        restarting = null;
+        paused = null;
+        resume();
+      }
+    };
+    const restarts: Promise<void>[] = [];
+    const writer = async () => {
+      for (;;) {
+        if (paused) await paused;
+        if (restartFailure) return;
+        const i = next++;
+        if (i >= TOTAL) return;
+        inFlight++;
+        const outcome = await create(i);
+        inFlight--;
+        outcomes.set(keyOf(i), outcome);
+        if (outcome.kind === "acked") acked++;
+        // A kill: the first writer to reach the threshold stops the relay while the
+        // others still have requests on the wire; nobody starts a new one until it is back.
+        const kill = KILLS[kills];
+        if (kill && acked >= kill.afterAcks && !restarting) {
+          paused = new Promise<void>((resolve) => { resume = resolve; });
+          restarting = restart(kill.signal);
+          restarts.push(restarting);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, writer));
+    await Promise.all(restarts);
+    if (restartFailure) throw restartFailure;
+    expect(kills, "both kills happened during the burst").toBe(KILLS.length);
+    expect(new Set(pids).size, "each restart is a new relay process").toBe(KILLS.length + 1);
+    expect(outcomes.size).toBe(TOTAL);
+
+    const ackedBeforeRetry = [...outcomes.entries()].filter(([, o]) => o.kind === "acked").map(([k]) => k);
+    const lost = [...outcomes.entries()].filter(([, o]) => o.kind === "failed");
+    // Mid-burst: some creates were acknowledged before the kill, more after the restart.
+    expect(ackedBeforeRetry.length).toBeGreaterThanOrEqual(KILLS[KILLS.length - 1].afterAcks);
+    expect(inFlightAtKill).toHaveLength(KILLS.length);
+
+    // Creates that got no answer are retried with the same key: the relay either creates
+    // the row now (201) or answers the row it had already stored (deduped), never twice.
+    for (const [k] of lost) {
+      const i = Number(k.slice(4));
+      const again = await create(i);
+      expect(again.kind, `retry of ${k}: ${again.kind === "failed" ? again.reason : ""}`).toBe("acked");
+      outcomes.set(k, again);
+    }
+
+    // ---- every acknowledged create is a live row ----
+    const rows: Array<{ key: string; data: { i: number }; version: number; deleted_at: string | null }> = [];
+    let since: string | null = null;
+    for (let page = 0; page < 20; page++) {
+      const q: string = since ? `?limit=1000&since=${encodeURIComponent(since)}` : "?limit=1000";
+      const res = await call(base, "GET", `${rowsPath}${q}`, { key });
+      expect(res.status, res.text).toBe(200);
+      rows.push(...(res.json.rows as typeof rows));
+      if (res.json.has_more !== true || !res.json.next_cursor) break;
+      since = res.json.next_cursor as string;
+    }
+    const byKey = new Map(rows.map((r) => [r.key, r]));
+    expect(byKey.size, "no row listed twice").toBe(rows.length);
+    for (const k of ackedBeforeRetry) {
+      const row = byKey.get(k);
+      expect(row, `acknowledged row ${k} is missing after the restart`).toBeDefined();
+      expect(row).toMatchObject({ data: { i: Number(k.slice(4)) }, version: 1, deleted_at: null });
+    }
+    // After the retries every key was acknowledged once, and nothing else exists.
+    expect([...byKey.keys()].sort()).toEqual(Array.from({ length: TOTAL }, (_, i) => keyOf(i)));
+    for (const row of rows) expect(row.version).toBe(1);
+
+    // ---- the feed has no gap ----
+    const entries: Array<{ seq: number; op: string; collection_name: string; row_key: string; row_version: number }> = [];
+    let cursor = 0;
+    for (let page = 0; page < 20; page++) {
+      const res = await call(base, "GET", `/v1/apps/${appId}/feed?since=${cursor}&limit=1000&wait=0`, { key });
+      expect(res.status, res.text).toBe(200);
+      entries.push(...(res.json.entries as typeof entries));
+      cursor = res.json.cursor as number;
+      if (res.json.truncated !== true) break;
+    }
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: entries.length }, (_, i) => i + 1));
+    expect(entries.length).toBe(TOTAL);
+    expect(cursor).toBe(TOTAL);
+    for (const e of entries) expect(e).toMatchObject({ op: "create", collection_name: "items", row_version: 1 });
+    const created2 = new Map<string, number>();
+    for (const e of entries) created2.set(e.row_key, (created2.get(e.row_key) ?? 0) + 1);
+    for (const k of ackedBeforeRetry) expect(created2.get(k), `feed entries for ${k}`).toBe(1);
+    expect([...created2.values()].every((n) => n === 1)).toBe(true);
+
+    // The restarted relay still serves the app's detail with the live row count.
+    const detail = await call(base, "GET", `/v1/apps/${appId}`, { key });
+    expect(detail.status).toBe(200);
+    expect(detail.json.row_count).toBe(TOTAL);
+  }, 300_000);
+});
