@@ -1,19 +1,23 @@
 /**
  * Cron sweeps: drop what has expired so D1 does not grow without bound — spent or
- * expired codes and links, dead sessions, old limiter windows, old dev mail.
+ * expired codes, links and app-session grants, dead sessions, old limiter windows, old
+ * dev mail — and purge apps whose trash window has passed.
  */
 import { sweepRateLimits } from "./db/rate-limit";
+import { purgeExpiredTrash } from "./apps/trash";
 
 const DAY_MS = 24 * 3600 * 1000;
 
-export async function sweepExpired(env: { DB: D1Database }, now = Date.now()): Promise<void> {
+export async function sweepExpired(env: Env, now = Date.now()): Promise<void> {
   const cutoff = new Date(now - DAY_MS).toISOString();
   await env.DB.batch([
     env.DB.prepare("DELETE FROM magic_links WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM claim_codes WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM device_codes WHERE expires_at < ?1").bind(cutoff),
+    env.DB.prepare("DELETE FROM app_session_grants WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM dev_mail WHERE created_at < ?1").bind(new Date(now - 7 * DAY_MS).toISOString()),
   ]);
   await sweepRateLimits(env, DAY_MS, now);
+  await purgeExpiredTrash(env, now);
 }

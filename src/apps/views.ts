@@ -6,11 +6,14 @@ import { z } from "zod";
 import type { Config } from "../config";
 import type { AppRow } from "../db/apps";
 import { appUrl } from "./urls";
+import { purgeAfter } from "./trash";
 
 export const appSummary = z.object({
   id: z.string(), slug: z.string(), visibility: z.enum(["private", "link", "public"]),
   status: z.enum(["active", "dormant", "archived", "suspended", "deleted"]), url: z.string(),
   has_share_token: z.boolean(), created_at: z.string(), last_activity_at: z.string(),
+  /** Only on deleted apps: when it went to the trash and when the sweep purges it. */
+  deleted_at: z.string().optional(), purge_after: z.string().optional(),
 });
 
 export const appDetail = appSummary.extend({
@@ -23,6 +26,7 @@ export function viewSummary(cfg: Config, app: AppRow): z.infer<typeof appSummary
   return {
     id: app.id, slug: app.slug, visibility: app.visibility, status: app.status, url: appUrl(cfg, app.slug),
     has_share_token: app.shareTokenHash !== null, created_at: app.createdAt, last_activity_at: app.lastActivityAt,
+    ...(app.status === "deleted" && app.deletedAt ? { deleted_at: app.deletedAt, purge_after: purgeAfter(app.deletedAt) } : {}),
   };
 }
 

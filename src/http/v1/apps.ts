@@ -14,6 +14,7 @@ import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views
 import { mintShareToken } from "../../apps/share";
 import { appUrl } from "../../apps/urls";
 import { appStore } from "../../apps/store";
+import { purgeAfter, purgeApp } from "../../apps/trash";
 import { manifestLimitsFrom, parseManifest } from "../../manifest";
 import { nowIso } from "../../auth/tokens";
 import { db } from "../../db/client";
@@ -72,7 +73,6 @@ async function checkManifestUnder(c: AppContext, app: AppRow, visibility: AppRow
   parseManifest(source, manifestLimitsFrom(cfg), { ...context, visibility });
 }
 
-const TRASH_DAYS = 30;
 
 export function appRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
@@ -162,8 +162,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     const target = await ownedApp(c, c.req.param("id")!);
     const deleted = target.status === "deleted" ? target
       : await updateApp(c.env, target.id, { status: "deleted", statusBeforeDelete: target.status, deletedAt: nowIso() });
-    const purgeAfter = new Date(Date.parse(deleted.deletedAt!) + TRASH_DAYS * 86_400_000).toISOString();
-    return c.json({ id: deleted.id, status: "deleted" as const, deleted_at: deleted.deletedAt!, purge_after: purgeAfter });
+    return c.json({ id: deleted.id, status: "deleted" as const, deleted_at: deleted.deletedAt!, purge_after: purgeAfter(deleted.deletedAt!) });
   });
 
   defineRoute(app, {
@@ -193,9 +192,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
   }, async (c) => {
     const target = await ownedApp(c, c.req.param("id")!);
     if (target.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: target.status });
-    await appStore(c.env, target.id).destroy();
-    const d = db(c.env);
-    await d.batch([d.delete(appVersions).where(eq(appVersions.appId, target.id)), d.delete(apps).where(eq(apps.id, target.id))]);
+    await purgeApp(c.env, target.id);
     return c.json({ id: target.id, purged: true as const });
   });
 
