@@ -312,6 +312,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.compiled = null;
+    // The object may live on in memory: leave it an empty, valid store, not a broken one.
+    migrate(this.ctx.storage.sql);
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */
