@@ -22,6 +22,8 @@ import { errorFromResponse, parseJsonBody, type RawResponse } from "./http.ts";
 /** WIRE §2.4: the CLI's long-poll hold. */
 export const LONG_POLL_WAIT_SECONDS = 25;
 const SOCKET_HANDSHAKE_MS = 10_000;
+/** An open socket that sends no `hello` in this time counts as failed (fallback). */
+const SOCKET_HELLO_MS = 10_000;
 /** Added to the hold for the long-poll request's own deadline. */
 const REQUEST_MARGIN_MS = 20_000;
 /** Consecutive transient long-poll failures tolerated (relay restarting) before giving up. */
@@ -126,10 +128,12 @@ class Watch {
       let hello = false;
       let settled = false;
       let ws: WebSocket;
+      let helloTimer: NodeJS.Timeout | undefined;
       const finish = (outcome: Outcome | CliError) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(helloTimer);
         this.o.signal.removeEventListener("abort", onAbort);
         try {
           if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
@@ -156,7 +160,12 @@ class Watch {
         finish({ fallback: (err as Error).message });
         return;
       }
-      ws.on("open", () => ws.send(JSON.stringify({ type: "sub", since: this.cursor })));
+      ws.on("open", () => {
+        ws.send(JSON.stringify({ type: "sub", since: this.cursor }));
+        helloTimer = setTimeout(() => {
+          if (!hello) finish({ fallback: "no hello" });
+        }, SOCKET_HELLO_MS);
+      });
       ws.on("error", (err) => {
         if (!hello) finish({ fallback: err.message });
       });
