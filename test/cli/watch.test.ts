@@ -64,10 +64,13 @@ function ok(run: CliRun): CliRun {
   return run;
 }
 
+/** Exit 1 with one error line on stderr (`warning:` lines from long-poll retries aside). */
 function failed(run: CliRun, code: string) {
   expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
-  const error = run.error();
-  expect(error.code).toBe(code);
+  const errors = run.stderr.split("\n").filter((line) => line && !line.startsWith("warning: "));
+  expect(errors, run.stderr).toHaveLength(1);
+  const error = JSON.parse(errors[0]).error as ReturnType<CliRun["error"]>;
+  expect(error.code, run.stderr).toBe(code);
   return error;
 }
 
