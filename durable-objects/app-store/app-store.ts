@@ -15,6 +15,7 @@ import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
 import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
 import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
+import { Watchers, type CloseReason } from "./watchers";
 
 export const ROWS_TABLE = "_svc_rows";
 export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
@@ -66,11 +67,18 @@ export interface AppStoreApi {
   usage(): Promise<AppStoreUsage>;
   destroy(): Promise<void>;
   schemaVersion(): Promise<number>;
+  /** Ends every app feed socket (the app went dormant or suspended, or callers must re-authenticate); returns how many. */
+  closeWatchers(reason: CloseReason): Promise<number>;
 }
 
 export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private compiled: { version: number; manifest: CompiledManifest } | null = null;
   private readonly waiters = new Set<() => void>();
+  /** The app feed sockets (watchers.ts); all their state lives in socket attachments. */
+  private readonly watchers = new Watchers(this.ctx, {
+    load: (appId, version) => this.manifest(appId, version),
+    current: () => this.compiled,
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -123,6 +131,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private afterCommit(entries: FeedEntry[]): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
+    this.watchers.afterCommit(entries, this.compiled);
     // Every thousandth entry, make sure the sweep will come to prune the feed.
     if (entries.some((e) => e.seq % 1000 === 0)) void this.ensureAlarm();
   }
@@ -314,6 +323,29 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.compiled = null;
     // The object may live on in memory: leave it an empty, valid store, not a broken one.
     migrate(this.ctx.storage.sql);
+  }
+
+  // ---- app feed sockets (watchers.ts) ----
+
+  /** The Worker forwards `/_svc/ws` upgrades here, with the caller resolved in an internal header. */
+  override async fetch(request: Request): Promise<Response> {
+    return this.watchers.connect(request);
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.watchers.message(ws, message);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.watchers.close(ws, code, reason);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.watchers.error(ws);
+  }
+
+  async closeWatchers(reason: CloseReason): Promise<number> {
+    return this.watchers.closeAll(reason);
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */

@@ -1,0 +1,339 @@
+/**
+ * Watchers: the app feed sockets (WIRE §3.1) of one AppStore, on the Hibernation API
+ * (DESIGN §3 step 3, §5.6). The Worker authenticates the upgrade, resolves the caller into
+ * a Principal and forwards the request with that principal in an internal header; this
+ * module accepts the socket, keeps everything it needs to know about it in the socket's
+ * attachment (so the object may hibernate and wake with no memory of it), greets it with
+ * `hello`, answers `sub {since}` with `batch` pages of the entries that socket may read,
+ * and after every commit pushes the new entries to each live socket, filtered per reader.
+ *
+ * Sockets are tagged with the manifest version they were accepted under and with each
+ * collection their principal could read then (or `c:*` past the tag budget), so a commit
+ * only looks at the sockets that can possibly care. Sends are synchronous (workerd buffers
+ * them), so a slow watcher never holds up a write; readers with the same identity share
+ * one filtering pass and one serialised frame.
+ */
+import { RelayError } from "../../src/errors";
+import type { CompiledManifest } from "../../src/manifest";
+import { authorize, type Principal } from "../../src/permissions";
+import { headSeq, readFeed, type FeedEntry } from "./feed";
+import { Rows } from "./rows";
+
+/** The header the Worker puts the socket hand-off in. The store trusts it only because the Worker is the only way in. */
+export const SOCKET_HANDOFF_HEADER = "x-svc-internal-socket";
+/** The subprotocol the relay answers with; never one that carries a credential. */
+export const SOCKET_PROTOCOL = "service.v1";
+
+/** A `hello` frame without its `seq` (the store adds the feed head at accept time). */
+export interface HelloFacts {
+  app: {
+    slug: string;
+    name: string;
+    description: string | null;
+    icon: string | null;
+    visibility: "private" | "link" | "public";
+    collections: { name: string; appendOnly: boolean }[];
+  };
+  session: { kind: "owner" | "member" | "anonymous"; humanId: string | null; visitorId: string | null };
+  auth: { authorize_url: string };
+}
+
+/** What the Worker hands the store with an upgrade. */
+export interface SocketHandoff {
+  appId: string;
+  version: number;
+  principal: Principal;
+  hello: HelloFacts;
+}
+
+/** Why every socket of the app is being closed (the Worker decides; see closeAll). */
+export type CloseReason = "dormant" | "suspended" | "reconnect";
+
+/**
+ * Per-socket state, in the socket's attachment (at most 2 KiB; survives hibernation).
+ * `c`: the cursor the socket's last `sub` brought it to; `l`: caught up, so live entries
+ * are pushed to it (false until its first complete `sub`, and while it pages through a
+ * truncated backlog, so pushed entries can never overtake the pages it still asks for).
+ */
+interface SocketState {
+  a: string;
+  v: number;
+  p: Principal;
+  c: number;
+  l: boolean;
+}
+
+export interface WatchHost {
+  /** The compiled manifest of `version` (loaded from D1 once per version). */
+  load(appId: string, version: number): Promise<CompiledManifest>;
+  /** The newest manifest the store has loaded, if any. */
+  current(): { version: number; manifest: CompiledManifest } | null;
+}
+
+/** Entries per `sub` page, and the most a single frame carries before it is split. */
+const SUB_PAGE_ENTRIES = 500;
+const FRAME_BYTES = 512 * 1024;
+/** Tags a socket may carry (workerd allows 10): the version tag plus up to this many collections. */
+const COLLECTION_TAGS = 8;
+const ANY_COLLECTION = "c:*";
+
+const versionTag = (version: number) => `v:${version}`;
+const collectionTag = (name: string) => `c:${name}`;
+
+/** Principals that read the same rows, whatever address they call from. */
+function readerKey(principal: Principal): string {
+  const { ip: _ip, ...rest } = principal as Principal & { ip?: string };
+  return JSON.stringify(rest);
+}
+
+function state(ws: WebSocket): SocketState | null {
+  try {
+    const s = ws.deserializeAttachment() as SocketState | null;
+    return s && typeof s === "object" && typeof s.a === "string" ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+function send(ws: WebSocket, frame: string): void {
+  try {
+    ws.send(frame);
+  } catch {
+    // Closing or closed: its close handler tidies up.
+  }
+}
+
+function errorFrame(code: string, message: string): string {
+  return JSON.stringify({ type: "error", error: { code, message } });
+}
+
+/**
+ * Entries as frames of at most FRAME_BYTES each: one entry is an `entry` frame, several a
+ * `batch` that is caught up (`truncated: false`, cursor = its last seq).
+ */
+function liveFrames(entries: FeedEntry[]): string[] {
+  const frames: string[] = [];
+  let chunk: string[] = [];
+  let seqs: number[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (chunk.length === 1) frames.push(`{"type":"entry","entry":${chunk[0]}}`);
+    else if (chunk.length > 1) frames.push(`{"type":"batch","entries":[${chunk.join(",")}],"cursor":${seqs[seqs.length - 1]},"truncated":false}`);
+    chunk = [];
+    seqs = [];
+    bytes = 0;
+  };
+  for (const entry of entries) {
+    const text = JSON.stringify(entry);
+    if (chunk.length > 0 && bytes + text.length > FRAME_BYTES) flush();
+    chunk.push(text);
+    seqs.push(entry.seq);
+    bytes += text.length;
+  }
+  flush();
+  return frames;
+}
+
+export class Watchers {
+  constructor(private readonly ctx: DurableObjectState, private readonly host: WatchHost) {}
+
+  private get sql(): SqlStorage {
+    return this.ctx.storage.sql;
+  }
+
+  /** A reader over the store's rows; only visibleEntries is used, which needs no limits. */
+  private reader(manifest: CompiledManifest): Rows {
+    return new Rows(this.sql, manifest, { maxRows: 0, maxStorageBytes: 0 });
+  }
+
+  /** The manifest to judge a socket by: the newest the store knows, never older than the socket's own. */
+  private async manifestFor(s: SocketState): Promise<CompiledManifest> {
+    const current = this.host.current();
+    return current && current.version >= s.v ? current.manifest : this.host.load(s.a, s.v);
+  }
+
+  private tags(manifest: CompiledManifest, principal: Principal, version: number): string[] {
+    const readable = Object.keys(manifest.collections).filter((name) => authorize(manifest, principal, "list", { collection: name }).ok);
+    return [versionTag(version), ...(readable.length > COLLECTION_TAGS ? [ANY_COLLECTION] : readable.map(collectionTag))];
+  }
+
+  /** The Worker's forwarded upgrade: accept, remember who it is, say hello. */
+  async connect(request: Request): Promise<Response> {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("This endpoint takes a WebSocket upgrade.", { status: 426 });
+    }
+    let handoff: SocketHandoff;
+    try {
+      handoff = JSON.parse(decodeURIComponent(request.headers.get(SOCKET_HANDOFF_HEADER) ?? "")) as SocketHandoff;
+      if (typeof handoff.appId !== "string" || !Number.isSafeInteger(handoff.version) || typeof handoff.principal?.kind !== "string") throw new Error("bad hand-off");
+    } catch {
+      return new Response("Missing or malformed socket hand-off.", { status: 400 });
+    }
+    let manifest: CompiledManifest;
+    try {
+      manifest = await this.host.load(handoff.appId, handoff.version);
+    } catch (err) {
+      if (err instanceof RelayError) return new Response(err.message, { status: err.status });
+      throw err;
+    }
+    const [client, server] = Object.values(new WebSocketPair());
+    this.ctx.acceptWebSocket(server, this.tags(manifest, handoff.principal, handoff.version));
+    const initial: SocketState = { a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false };
+    try {
+      server.serializeAttachment(initial);
+    } catch {
+      server.close(1011, "socket state too large");
+      return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+    }
+    send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
+    return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+  }
+
+  /** A frame from a client. The only one the protocol has is `sub {since}`. */
+  async message(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    const s = state(ws);
+    if (!s) {
+      ws.close(1011, "lost socket state");
+      return;
+    }
+    let frame: { type?: unknown; since?: unknown };
+    try {
+      frame = JSON.parse(typeof raw === "string" ? raw : new TextDecoder().decode(raw)) as typeof frame;
+    } catch {
+      send(ws, errorFrame("invalid_request", "Frames are JSON objects; the only client frame is {\"type\":\"sub\",\"since\":<seq>}."));
+      return;
+    }
+    if (typeof frame !== "object" || frame === null || frame.type !== "sub") {
+      send(ws, errorFrame("invalid_request", "Unknown frame; the only client frame is {\"type\":\"sub\",\"since\":<seq>}."));
+      return;
+    }
+    const since = frame.since ?? 0;
+    if (typeof since !== "number" || !Number.isSafeInteger(since) || since < 0) {
+      send(ws, errorFrame("invalid_request", "sub.since must be a non-negative integer (0 = from the beginning)."));
+      return;
+    }
+    const manifest = await this.manifestFor(s);
+    // From here on everything is synchronous: no commit can slip in between the page and going live.
+    this.subscribe(ws, s, manifest, since);
+  }
+
+  private subscribe(ws: WebSocket, s: SocketState, manifest: CompiledManifest, since: number): void {
+    const head = headSeq(this.sql);
+    const page = since > head ? ({ resync: true } as const) : readFeed(this.sql, since, SUB_PAGE_ENTRIES);
+    if ("resync" in page) {
+      // Below the floor, or a cursor from another life of this feed: re-list, then follow from the head.
+      send(ws, '{"type":"resync"}');
+      send(ws, JSON.stringify({ type: "batch", entries: [], cursor: head, truncated: false }));
+      this.remember(ws, { ...s, c: head, l: true });
+      return;
+    }
+    const visible = this.reader(manifest).visibleEntries(s.p, page.entries);
+    const kept: string[] = [];
+    let bytes = 0;
+    let last: number | null = null;
+    for (const entry of visible) {
+      const text = JSON.stringify(entry);
+      if (kept.length > 0 && bytes + text.length > FRAME_BYTES) break;
+      kept.push(text);
+      bytes += text.length;
+      last = entry.seq;
+    }
+    const trimmed = kept.length < visible.length;
+    const cursor = trimmed ? last! : page.cursor;
+    const truncated = trimmed || page.truncated;
+    send(ws, `{"type":"batch","entries":[${kept.join(",")}],"cursor":${cursor},"truncated":${truncated}}`);
+    this.remember(ws, { ...s, c: cursor, l: !truncated });
+  }
+
+  private remember(ws: WebSocket, s: SocketState): void {
+    try {
+      ws.serializeAttachment(s);
+    } catch {
+      ws.close(1011, "socket state too large");
+    }
+  }
+
+  /** The sockets that may read any of these entries' collections. */
+  private candidates(entries: FeedEntry[], version: number): Set<WebSocket> {
+    const out = new Set<WebSocket>();
+    for (const name of new Set(entries.map((e) => e.collection_name))) {
+      for (const ws of this.ctx.getWebSockets(collectionTag(name))) out.add(ws);
+    }
+    for (const ws of this.ctx.getWebSockets(ANY_COLLECTION)) out.add(ws);
+    // Sockets accepted under another manifest version were tagged by that version's read lists.
+    const all = this.ctx.getWebSockets();
+    if (all.length !== this.ctx.getWebSockets(versionTag(version)).length) {
+      for (const ws of all) if (!this.ctx.getTags(ws).includes(versionTag(version))) out.add(ws);
+    }
+    return out;
+  }
+
+  /**
+   * After a commit: each live socket gets the entries it may read, in as few frames as
+   * possible. No entries means rows changed without feed entries (a retention sweep):
+   * every live socket is told to re-list.
+   */
+  afterCommit(entries: FeedEntry[], current: { version: number; manifest: CompiledManifest } | null): void {
+    if (entries.length === 0) {
+      for (const ws of this.ctx.getWebSockets()) if (state(ws)?.l) send(ws, '{"type":"resync"}');
+      return;
+    }
+    if (!current) return;
+    const sockets = this.candidates(entries, current.version);
+    if (sockets.size === 0) return;
+    const reader = this.reader(current.manifest);
+    const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
+    for (const ws of sockets) {
+      const s = state(ws);
+      if (!s || !s.l) continue;
+      const key = readerKey(s.p);
+      let group = groups.get(key);
+      if (!group) {
+        group = { visible: reader.visibleEntries(s.p, entries), frames: null };
+        groups.set(key, group);
+      }
+      if (group.visible.length === 0) continue;
+      let frames: string[];
+      if (group.visible[0].seq > s.c) {
+        group.frames ??= liveFrames(group.visible);
+        frames = group.frames;
+      } else {
+        // A `sub` already carried some of these to this socket.
+        frames = liveFrames(group.visible.filter((e) => e.seq > s.c));
+      }
+      for (const frame of frames) send(ws, frame);
+    }
+  }
+
+  /** Ends every socket: `_dormant` / `_suspended` (terminal), or a plain close asking clients to reconnect and re-authenticate. */
+  closeAll(reason: CloseReason): number {
+    const sockets = this.ctx.getWebSockets();
+    for (const ws of sockets) {
+      if (reason !== "reconnect") send(ws, JSON.stringify({ type: `_${reason}` }));
+      try {
+        ws.close(reason === "reconnect" ? 1012 : 1000, reason);
+      } catch {
+        // Already closing.
+      }
+    }
+    return sockets.length;
+  }
+
+  /** The client went away: complete the close handshake. 1005/1006 cannot be sent back (STACK trap 8). */
+  close(ws: WebSocket, code: number, reason: string): void {
+    const sendable = code === 1000 || (code >= 1001 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
+    try {
+      ws.close(sendable ? code : 1000, sendable ? reason : "");
+    } catch {
+      // Already closed.
+    }
+  }
+
+  error(ws: WebSocket): void {
+    try {
+      ws.close(1011, "socket error");
+    } catch {
+      // Already closed.
+    }
+  }
+}
