@@ -20,6 +20,7 @@ import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
 import { rowRoutes } from "./v1/rows";
 import { feedRoutes } from "./v1/feed";
+import { memberRoutes } from "./v1/members";
 import { docsRoutes } from "./docs";
 import { devMailRoutes } from "./dev-mail";
 import { skillRoutes } from "./skill";
@@ -54,6 +55,7 @@ export function buildApp(): Hono<AppEnv> {
   appRoutes(app);
   rowRoutes(app);
   feedRoutes(app);
+  memberRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   skillRoutes(app);

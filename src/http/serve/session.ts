@@ -1,6 +1,6 @@
 /**
  * `/_svc/session` on an app origin. GET tells the page who is looking (WIRE §4.3): the
- * owner (or, later, a member) with an app session, or an anonymous visitor — on a public
+ * owner or a member with an app session, or an anonymous visitor — on a public
  * or link app an anonymous caller gets 200 with kind "anonymous"; on a private app it
  * gets 401. POST trades a one-time grant from /authorize for an app-session token.
  */
@@ -67,10 +67,10 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
     const { grant } = parseWith(grantBody, raw, "body");
     const spent = await consumeGrant(c.env, grant, served.app.id);
     if (!spent) throw new RelayError("grant_invalid", "This sign-in grant is unknown, already used, expired or for another app; sign in again.");
-    const kind = await appAccessFor(c.env, served.app, spent.humanId);
-    if (!kind) throw new RelayError("forbidden", "This account no longer has access to this app.");
-    const { token, expiresAt } = await signAppSession(keys, served.app.id, spent.humanId, kind);
-    const session = await sessionBody(c, served, live.policy, { kind, humanId: spent.humanId });
+    const access = await appAccessFor(c.env, served.app, spent.humanId);
+    if (!access) throw new RelayError("forbidden", "This account no longer has access to this app.");
+    const { token, expiresAt } = await signAppSession(keys, served.app.id, spent.humanId, access.kind);
+    const session = await sessionBody(c, served, live.policy, { kind: access.kind, humanId: spent.humanId });
     return noStore(c.json({ token, expires_at: expiresAt, session }));
   });
 }

@@ -12,7 +12,7 @@
  */
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import { config } from "../../config";
-import type { AppAccess } from "./access";
+import type { AppAccessKind } from "./access";
 
 export const APP_SESSION_TTL_SECONDS = 7 * 24 * 3600;
 /** Asset passes last about two hours, rounded to 10-minute steps so URLs repeat between reloads. */
@@ -46,11 +46,13 @@ export function signingKeys(env: object): Promise<{ session: Uint8Array; assets:
 export interface AppSessionClaims {
   appId: string;
   humanId: string;
-  kind: AppAccess;
+  kind: AppAccessKind;
+  /** Seconds since the epoch: access checks refuse sessions older than the current membership. */
+  issuedAt: number;
   expiresAt: string;
 }
 
-export async function signAppSession(keys: { session: Uint8Array }, appId: string, humanId: string, kind: AppAccess): Promise<{ token: string; expiresAt: string }> {
+export async function signAppSession(keys: { session: Uint8Array }, appId: string, humanId: string, kind: AppAccessKind): Promise<{ token: string; expiresAt: string }> {
   const now = Math.floor(Date.now() / 1000);
   const exp = now + APP_SESSION_TTL_SECONDS;
   const token = await new SignJWT({ app: appId, kind })
@@ -68,8 +70,8 @@ export async function verifyAppSession(keys: { session: Uint8Array }, token: str
   if (token.length > 4096 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return null;
   try {
     const { payload } = await jwtVerify(token, keys.session, { algorithms: ["HS256"], audience: AUDIENCE });
-    if (payload.app !== appId || typeof payload.sub !== "string" || payload.kind !== "owner" || typeof payload.exp !== "number") return null;
-    return { appId, humanId: payload.sub, kind: payload.kind, expiresAt: new Date(payload.exp * 1000).toISOString() };
+    if (payload.app !== appId || typeof payload.sub !== "string" || (payload.kind !== "owner" && payload.kind !== "member") || typeof payload.exp !== "number" || typeof payload.iat !== "number") return null;
+    return { appId, humanId: payload.sub, kind: payload.kind, issuedAt: payload.iat, expiresAt: new Date(payload.exp * 1000).toISOString() };
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;

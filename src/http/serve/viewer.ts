@@ -7,22 +7,24 @@
  */
 import { config } from "../../config";
 import { shareTokenMatches } from "../../apps/share";
-import { appAccessFor, type AppAccess } from "./access";
+import { appAccessFor, type AppAccessKind } from "./access";
 import { ServeRefusal, type ServeContext, type ServedApp } from "./context";
 import { signingKeys, verifyAppSession } from "./tokens";
 
 export const SHARE_HEADER = "x-service-share";
 
 export interface Viewer {
-  kind: AppAccess | "anonymous";
+  kind: AppAccessKind | "anonymous";
   humanId: string | null;
+  /** A member's custom roles (empty for everyone else). */
+  roles: string[];
   /** The link app's current share token was presented. */
   share: boolean;
   /** A credential was presented and did not hold (expired, other app, rotated, lost access). */
   rejected: boolean;
 }
 
-export const ANONYMOUS: Viewer = { kind: "anonymous", humanId: null, share: false, rejected: false };
+export const ANONYMOUS: Viewer = { kind: "anonymous", humanId: null, roles: [], share: false, rejected: false };
 
 export function unconfigured(): ServeRefusal {
   return new ServeRefusal("unconfigured",
@@ -43,13 +45,14 @@ function bearerOf(header: string | undefined): string | null | undefined {
 }
 
 export async function viewerOf(c: ServeContext, served: ServedApp): Promise<Viewer> {
-  const viewer: Viewer = { ...ANONYMOUS };
+  const viewer: Viewer = { ...ANONYMOUS, roles: [] };
   const bearer = bearerOf(c.req.header("authorization"));
   if (bearer !== undefined) {
     const claims = bearer === null ? null : await verifyAppSession(await requireKeys(c.env), bearer, served.app.id);
-    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId) : null;
+    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId, { sessionIssuedAt: claims.issuedAt }) : null;
     if (claims && access) {
-      viewer.kind = access;
+      viewer.kind = access.kind;
+      viewer.roles = access.kind === "member" ? access.roles : [];
       viewer.humanId = claims.humanId;
     } else {
       viewer.rejected = true;

@@ -1,0 +1,155 @@
+/**
+ * Members and roles (WIRE §2.5, spec A "Access"): add by email (member at once, or a
+ * mailed invitation), list (owner first), set or clear custom roles, remove (idempotent;
+ * the person's app sessions stop on their next request), and the roles summary. All
+ * owner-scoped (agent key or owner session): another owner's app is `app_not_found`, a
+ * human who is not a member of this app is `not_found`. Member rows are camelCase on the
+ * wire (WIRE §1.7) while the request field is `custom_roles`.
+ *
+ * The signed-in person's side lives here too: the apps they own or joined, and accepting
+ * an invitation.
+ */
+import type { Hono } from "hono";
+import { z } from "zod";
+import { defineRoute } from "../routes";
+import type { AppEnv } from "../types";
+import { config } from "../../config";
+import { RelayError } from "../../errors";
+import { listApps } from "../../db/apps";
+import { appsJoinedBy, findMember, removeMember, setMemberRoles } from "../../db/members";
+import { acceptInvitation, addByEmail, checkRoles, liveManifest, memberView, membersOf, rolesOf } from "../../apps/members";
+import { appSummary, viewSummary } from "../../apps/views";
+import { appUrl } from "../../apps/urls";
+import { ownedApp, requireLive } from "./app-access";
+import { errors, isoTime } from "./schemas";
+
+const roleName = z.string().min(1).max(64);
+const customRoles = z.array(roleName).max(64);
+
+export const memberSchema = z.object({
+  humanId: z.string(), email: z.string(), role: z.enum(["owner", "member"]),
+  customRoles: z.array(z.string()).optional(), customRole: z.string().nullable().optional(), createdAt: isoTime,
+}).meta({ title: "Member" });
+
+const level = z.enum(["all", "own", "none"]);
+const access = z.object({ read: level, create: z.enum(["all", "none"]), update: level, delete: level }).meta({ title: "Access" });
+
+const roleSchema = z.object({
+  name: z.string(), label: z.string(), description: z.string().nullable(),
+  collections: z.array(z.object({ name: z.string(), member_access: access, grant_access: access, append_only: z.boolean() })),
+  member_count: z.number().int(), active_grant_count: z.number().int(),
+}).meta({ title: "Role" });
+
+const unavailable = { 503: { description: "auth_provider_unavailable: the relay cannot send mail" } };
+const gone = { 410: { description: "soft_deleted (the app is in the trash) or gone (the invitation is spent, replaced or expired)" } };
+
+export function memberRoutes(app: Hono<AppEnv>): void {
+  defineRoute(app, {
+    method: "post", path: "/v1/apps/:id/members", tag: "members", auth: "owner",
+    summary: "Add a person by email: an existing account becomes a member (201; 200 if already one), anyone else is mailed an invitation (7 days, single use)",
+    body: z.strictObject({ email: z.email().max(254), role: z.literal("member").optional(), custom_roles: customRoles.optional() }),
+    responses: {
+      201: { description: "A new member", schema: z.object({ member: memberSchema }) },
+      200: {
+        description: "Already a member (given custom_roles replace theirs), or an invitation was mailed",
+        schema: z.union([z.object({ member: memberSchema }), z.object({ ok: z.literal(true), invited: z.string(), expires_at: isoTime })]),
+      },
+      ...errors(400, 401, 403, 404, 409), ...gone, ...unavailable,
+    },
+  }, async (c, { body }) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    const actor = c.get("actor");
+    const result = await addByEmail(c.env, target, {
+      email: body.email, roles: body.custom_roles, actor: { humanId: target.ownerHumanId, agentId: actor?.agentId ?? null },
+    }, (p) => c.executionCtx.waitUntil(p));
+    if (result.kind === "invited") return c.json({ ok: true as const, invited: result.email, expires_at: result.expiresAt });
+    return c.json({ member: result.member }, result.created ? 201 : 200);
+  });
+
+  defineRoute(app, {
+    method: "get", path: "/v1/apps/:id/members", tag: "members", auth: "owner",
+    summary: "The app's owner (role owner, first) and members, oldest first; pending invitations are not members",
+    responses: { 200: { description: "Members", schema: z.object({ members: z.array(memberSchema) }) }, ...errors(401, 403, 404), ...gone },
+  }, async (c) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    return c.json({ members: await membersOf(c.env, target) });
+  });
+
+  defineRoute(app, {
+    method: "patch", path: "/v1/apps/:id/members/:humanId", tag: "members", auth: "owner",
+    summary: "Set a member's custom roles (declared roles only, at most 8; [] clears); their app sessions stay signed in and see the new roles at once",
+    body: z.strictObject({ custom_roles: customRoles }),
+    responses: { 200: { description: "The member", schema: z.object({ member: memberSchema }) }, ...errors(400, 401, 403, 404, 409), ...gone },
+  }, async (c, { body }) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    const humanId = c.req.param("humanId")!;
+    if (humanId === target.ownerHumanId) throw new RelayError("conflict", "The owner cannot be re-roled: they always have full access.", { human_id: humanId });
+    const member = await findMember(c.env, target.id, humanId);
+    if (!member) throw new RelayError("not_found", "This app has no member with that id.", { field: "humanId" });
+    const roles = checkRoles(await liveManifest(c.env, target), body.custom_roles);
+    if (!(await setMemberRoles(c.env, target.id, humanId, roles))) throw new RelayError("not_found", "This app has no member with that id.", { field: "humanId" });
+    return c.json({ member: memberView({ ...member, customRoles: roles }) });
+  });
+
+  defineRoute(app, {
+    method: "delete", path: "/v1/apps/:id/members/:humanId", tag: "members", auth: "owner",
+    summary: "Remove a member (idempotent); their app sessions are refused from their next request",
+    responses: { 204: { description: "Not a member (any more)" }, ...errors(401, 403, 404, 409), ...gone },
+  }, async (c) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    const humanId = c.req.param("humanId")!;
+    if (humanId === target.ownerHumanId) throw new RelayError("conflict", "The owner cannot be removed from their own app.", { human_id: humanId });
+    await removeMember(c.env, target.id, humanId);
+    return c.body(null, 204);
+  });
+
+  defineRoute(app, {
+    method: "get", path: "/v1/apps/:id/roles", tag: "members", auth: "owner",
+    summary: "The manifest's custom roles with what each reaches per collection (as a member and through a grant link), computed by the permission engine",
+    responses: { 200: { description: "Roles (empty when none is declared)", schema: z.object({ roles: z.array(roleSchema) }) }, ...errors(401, 403, 404), ...gone },
+  }, async (c) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    return c.json({ roles: await rolesOf(c.env, target) });
+  });
+
+  defineRoute(app, {
+    method: "get", path: "/v1/self/apps", tag: "members", auth: "human",
+    summary: "Apps I own or joined as a member (not deleted), each with my role and custom roles",
+    responses: {
+      200: {
+        description: "All of them in one page (next_cursor is always null)",
+        schema: z.object({
+          items: z.array(appSummary.extend({ role: z.enum(["owner", "member"]), custom_roles: z.array(z.string()) })),
+          next_cursor: z.null(),
+        }),
+      },
+      ...errors(401),
+    },
+  }, async (c) => {
+    const humanId = c.get("human").humanId;
+    const cfg = config(c.env);
+    const owned = await listApps(c.env, humanId, { status: "live", limit: 1000 });
+    const joined = await appsJoinedBy(c.env, humanId);
+    return c.json({
+      items: [
+        ...owned.map((a) => ({ ...viewSummary(cfg, a), role: "owner" as const, custom_roles: [] as string[] })),
+        ...joined.map((j) => ({ ...viewSummary(cfg, j.app), role: "member" as const, custom_roles: j.customRoles })),
+      ],
+      next_cursor: null,
+    });
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/self/invites/accept", tag: "members", auth: "human",
+    summary: "Accept an app invitation as the signed-in person (the account's address must be the invited one)",
+    body: z.strictObject({ token: z.string().min(1).max(200) }),
+    responses: {
+      200: { description: "Now a member", schema: z.object({ app_id: z.string(), slug: z.string(), url: z.string(), member: memberSchema.nullable() }) },
+      ...errors(400, 401, 403), ...gone,
+    },
+  }, async (c, { body }) => {
+    const human = c.get("human");
+    const { app: joined, member } = await acceptInvitation(c.env, body.token, { humanId: human.humanId, email: human.email });
+    return c.json({ app_id: joined.id, slug: joined.slug, url: appUrl(config(c.env), joined.slug), member });
+  });
+}
