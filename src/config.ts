@@ -46,6 +46,8 @@ const numberDefaults: Record<string, number> = {
   SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
   ANON_UPLOAD_MAX_BYTES: 5_000_000, ANON_BYTES_PER_APP: 50_000_000, ANON_UPLOADS_PER_IP_PER_APP_DAY: 20,
   AGENT_TASKS_LEASE_SECONDS: 900,
+  // Delegated access (spec B Limits): a longer ttl is clamped to these, never refused.
+  CREDENTIAL_MAX_TTL_SECONDS: 63_072_000, CREDENTIAL_MAX_OVERLAP_SECONDS: 604_800, GRANT_MAX_TTL_SECONDS: 31_536_000,
 };
 
 const flagDefaults: Record<string, boolean> = {

@@ -11,6 +11,8 @@ import type { AppContext } from "../http/types";
 import type { CallContext, Outcome } from "../../durable-objects/app-store/app-store";
 
 export function principalOf(c: AppContext): Principal {
+  const credential = c.get("credential");
+  if (credential) return { kind: "credential", credentialId: credential.credentialId, mode: credential.mode, grants: credential.grants };
   const actor = c.get("actor");
   const agent = c.get("agent");
   if (actor?.kind === "human") return { kind: "owner", humanId: actor.ownerHumanId! };

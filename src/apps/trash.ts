@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { db } from "../db/client";
 import { apps, appVersions } from "../db/apps-schema";
 import { appStore } from "./store";
+import { deleteAppAccess } from "../db/grant-links";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -18,6 +19,7 @@ export function purgeAfter(deletedAt: string): string {
 /** Rows, feed and storage in the AppStore first, then the registry records. */
 export async function purgeApp(env: Env, appId: string): Promise<void> {
   await appStore(env, appId).destroy();
+  await deleteAppAccess(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

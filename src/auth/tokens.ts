@@ -10,7 +10,19 @@ export const SECRET_KINDS = {
   session: "sess_",
   magicLink: "ml_",
   deviceCode: "dc_",
+  /** A service credential: a bearer for one app's collection endpoints (allowlist ∩ owner authority). */
+  serviceCredential: "svcs_",
+  /** A grant link's token, carried in the `#g=` fragment of its grant_url. */
+  grantLink: "gr_",
+  /** The per-holder credential a browser gets by exchanging a grant link once. */
+  grantHolder: "grh_",
 } as const;
+
+/** Whether `value` has the exact shape `mintSecret(kind)` produces (prefix + 32 lowercase hex). */
+export function isSecretOf(kind: keyof typeof SECRET_KINDS, value: string): boolean {
+  const prefix = SECRET_KINDS[kind];
+  return value.length === prefix.length + 32 && value.startsWith(prefix) && /^[0-9a-f]{32}$/.test(value.slice(prefix.length));
+}
 
 export function randomHex(bytes: number): string {
   const buf = new Uint8Array(bytes);

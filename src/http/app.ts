@@ -20,6 +20,8 @@ import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
 import { rowRoutes } from "./v1/rows";
 import { feedRoutes } from "./v1/feed";
+import { credentialRoutes } from "./v1/credentials";
+import { grantRoutes } from "./v1/grants";
 import { memberRoutes } from "./v1/members";
 import { docsRoutes } from "./docs";
 import { devMailRoutes } from "./dev-mail";
@@ -55,6 +57,8 @@ export function buildApp(): Hono<AppEnv> {
   appRoutes(app);
   rowRoutes(app);
   feedRoutes(app);
+  credentialRoutes(app);
+  grantRoutes(app);
   memberRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);

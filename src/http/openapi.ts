@@ -16,6 +16,7 @@ const security: Record<string, Array<Record<string, string[]>>> = {
   agent: [{ agentKey: [] }],
   human: [{ session: [] }],
   owner: [{ agentKey: [] }, { session: [] }],
+  rows: [{ agentKey: [] }, { session: [] }, { serviceCredential: [] }],
   registration: [{}, { registrationSecret: [] }],
   none: [],
 };
@@ -61,6 +62,7 @@ export function openApiDocument(apiOrigin: string): Record<string, unknown> {
     components: {
       securitySchemes: {
         agentKey: { type: "http", scheme: "bearer", description: "An agent API key (svc_…)" },
+        serviceCredential: { type: "http", scheme: "bearer", description: "A service credential (svcs_…): the collection endpoints of its own app only, within its allowlist" },
         registrationSecret: { type: "http", scheme: "bearer", description: "The operator's registration secret (REGISTRATION_MODE=secret)" },
         session: { type: "apiKey", in: "cookie", name: "relay_session", description: "A human's session from the magic-link sign-in" },
       },

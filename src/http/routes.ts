@@ -9,13 +9,18 @@ import { z } from "zod";
 import { RelayError } from "../errors";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
-import { requireAgent, requireHuman, requireOwnerActor } from "./middleware/auth";
+import { requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { config, type Config } from "../config";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
-/** `owner`: an agent key or the owner's session (spec A's AKO). */
-export type AuthKind = "none" | "agent" | "human" | "owner" | "registration";
+/**
+ * `owner`: an agent key or the owner's session (spec A's AKO). `rows`: the same, or a
+ * service credential (`svcs_…`) — only the collection endpoints use it, so a credential
+ * stays refused (401) everywhere else, management of credentials, grants and members
+ * included.
+ */
+export type AuthKind = "none" | "agent" | "human" | "owner" | "rows" | "registration";
 
 export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> {
   method: Method;
@@ -84,7 +89,8 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   registered.push({ spec: spec as RegisteredRoute["spec"], pattern: pathPattern(spec.path) });
   const guards: MiddlewareHandler<AppEnv>[] = [
     ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
-    ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : spec.auth === "owner" ? [requireOwnerActor] : []),
+    ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : spec.auth === "owner" ? [requireOwnerActor]
+      : spec.auth === "rows" ? [requireRowActor] : []),
     ...(spec.guard ? [spec.guard] : []),
   ];
   const handle: MiddlewareHandler<AppEnv> = async (c) => {

@@ -4,6 +4,7 @@
  * middleware import the type without importing each other.
  */
 import type { Context } from "hono";
+import type { CredentialGrant } from "../permissions";
 
 export interface AgentPrincipal {
   kind: "agent";
@@ -27,9 +28,23 @@ export interface HumanPrincipal {
  * null only for an agent nobody has claimed yet.
  */
 export interface OwnerActor {
-  kind: "agent" | "human";
+  /** `credential`: a service credential on the collection endpoints (auth kind "rows" only). */
+  kind: "agent" | "human" | "credential";
   ownerHumanId: string | null;
   agentId: string | null;
+}
+
+/**
+ * A service credential presented as the bearer on a collection endpoint: one app, an
+ * allowlist, and the authority of that app's owner (never more).
+ */
+export interface CredentialCaller {
+  credentialId: string;
+  appId: string;
+  mode: "explicit" | "following";
+  grants: CredentialGrant[];
+  /** Member-directory access (spec A). */
+  members: boolean;
 }
 
 export interface AppEnv {
@@ -38,6 +53,7 @@ export interface AppEnv {
     agent: AgentPrincipal;
     human: HumanPrincipal;
     actor: OwnerActor;
+    credential: CredentialCaller;
   };
 }
 

@@ -11,6 +11,9 @@ import { getCookie } from "hono/cookie";
 import { RelayError } from "../../errors";
 import { findAgentByKey, touchKey } from "../../db/agents";
 import { findSession } from "../../db/humans";
+import { findCredentialByToken, touchCredential } from "../../db/credentials";
+import { SECRET_KINDS } from "../../auth/tokens";
+import type { CredentialGrant } from "../../permissions";
 import type { AppContext, AppEnv, HumanPrincipal } from "../types";
 import { assertSameOrigin } from "./csrf";
 
@@ -80,4 +83,42 @@ export const requireOwnerActor: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.set("actor", { kind: "human", ownerHumanId: c.get("human").humanId, agentId: null });
     await next();
   });
+};
+
+const CREDENTIAL_REFUSALS = {
+  unknown: "This service credential is not known to the relay.",
+  revoked: "This service credential was revoked.",
+  expired: "This service credential has expired (or it is a rotated-out token past its overlap window).",
+  paused: "This service credential is paused by the app's owner.",
+} as const;
+
+/**
+ * The collection endpoints (auth kind "rows"): an agent key, the owner's session, or a
+ * service credential (`Bearer svcs_…`). A credential acts for its app's owner, narrowed
+ * by its allowlist; `ownedApp` keeps it to its own app and `principalOf` turns it into
+ * the `credential` principal. Every other route keeps `requireOwnerActor`, whose agent
+ * check refuses a credential with 401 `unauthorized`. A credential that does not hold
+ * (unknown, revoked, expired, paused) is refused with 401 `unauthorized` and its reason.
+ */
+export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearerToken(c);
+  if (token === null || !token.startsWith(SECRET_KINDS.serviceCredential)) {
+    await requireOwnerActor(c, next);
+    return;
+  }
+  const found = await findCredentialByToken(c.env, token);
+  if (!found.ok) throw new RelayError("unauthorized", CREDENTIAL_REFUSALS[found.reason], { reason: found.reason, credential: "service" });
+  const { credential } = found;
+  c.set("credential", {
+    credentialId: credential.id,
+    appId: credential.appId,
+    mode: credential.mode,
+    grants: JSON.parse(credential.grantsJson) as CredentialGrant[],
+    members: credential.members,
+  });
+  c.set("actor", { kind: "credential", ownerHumanId: found.ownerHumanId, agentId: null });
+  if (!credential.lastUsedAt || Date.now() - Date.parse(credential.lastUsedAt) > TOUCH_AFTER_MS) {
+    c.executionCtx.waitUntil(touchCredential(c.env, credential.id));
+  }
+  await next();
 };

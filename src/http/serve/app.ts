@@ -16,6 +16,9 @@ import { methodNotAllowedPage, notFoundPage } from "./pages";
 import { reservedRoutes } from "./reserved";
 import { sdkRoutes } from "./sdk";
 import { sessionRoutes } from "./session";
+import { socketRoutes } from "./socket";
+import { dataRoutes } from "./data";
+import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
 
 export function buildServeApp(): Hono<ServeEnv> {
@@ -32,12 +35,16 @@ export function buildServeApp(): Hono<ServeEnv> {
   app.use("*", async (c, next) => {
     const slug = servedSlug(c.req.url, c.env);
     if (!slug) throw new ServeRefusal("not_found", "There is no app at this address.");
-    c.set("served", await resolveServedApp(c.env, slug));
+    // The feed socket still reaches a suspended app, to tell its watchers `_suspended`.
+    c.set("served", await resolveServedApp(c.env, slug, { allowSuspended: new URL(c.req.url).pathname === "/_svc/ws" }));
     await next();
   });
 
   sessionRoutes(app);
+  grantExchangeRoutes(app);
   sdkRoutes(app);
+  app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
+    `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/session; use GET, POST.`, { method: c.req.method, allow: ["GET", "HEAD", "POST"] }, { Allow: "GET, HEAD, POST" })));
   app.all("/_svc/*", (c) => envelope(c, new RelayError("not_found", `Nothing exists at ${new URL(c.req.url).pathname}.`, { path: new URL(c.req.url).pathname })));

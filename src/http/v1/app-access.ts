@@ -16,7 +16,10 @@ export function ownerOf(c: AppContext): string | null {
 
 export async function ownedApp(c: AppContext, idOrSlug: string): Promise<AppRow> {
   const owner = ownerOf(c);
-  const app = owner ? await findAppForOwner(c.env, owner, idOrSlug) : undefined;
+  let app = owner ? await findAppForOwner(c.env, owner, idOrSlug) : undefined;
+  // A service credential carries its owner's authority over its own app only.
+  const credential = c.get("credential");
+  if (credential && app?.id !== credential.appId) app = undefined;
   if (!app) throw new RelayError("app_not_found", `No app "${idOrSlug.slice(0, 100)}" is visible to you.`, { app: idOrSlug.slice(0, 100) });
   return app;
 }

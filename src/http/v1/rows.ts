@@ -49,7 +49,7 @@ function parseQ(raw: string | undefined): { where?: unknown; sort?: unknown } {
 
 export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
-    method: "get", path: B, tag: "rows", auth: "owner",
+    method: "get", path: B, tag: "rows", auth: "rows",
     summary: "List rows: where/sort in q (URL-encoded JSON), since = next_cursor of the previous page with the same sort",
     query: z.object({ since: z.string().max(2000).optional(), limit: z.coerce.number().int().min(1).max(1000).optional(), q: z.string().max(8000).optional() }),
     responses: { 200: { description: "A page of rows", schema: z.object({ rows: z.array(row), next_cursor: z.string().nullable(), has_more: z.boolean() }) }, ...errors(400, 401, 403, 404) },
@@ -60,7 +60,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "get", path: `${B}/count`, tag: "rows", auth: "owner",
+    method: "get", path: `${B}/count`, tag: "rows", auth: "rows",
     summary: "Count live rows (gated by countRead)",
     responses: { 200: { description: "The count", schema: z.object({ count: z.number().int() }) }, ...errors(401, 403, 404) },
   }, async (c) => {
@@ -69,7 +69,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "get", path: `${B}/deleted`, tag: "rows", auth: "owner",
+    method: "get", path: `${B}/deleted`, tag: "rows", auth: "rows",
     summary: "Soft-deleted rows, newest deletion first (owner or agent only)",
     query: z.object({ before: z.string().max(64).optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }),
     responses: { 200: { description: "Deleted rows" }, ...errors(400, 401, 403, 404) },
@@ -79,7 +79,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "post", path: `${B}/batch`, tag: "rows", auth: "owner",
+    method: "post", path: `${B}/batch`, tag: "rows", auth: "rows",
     summary: "Create many rows; per-row results, a bad row never aborts the rest (silent by default)",
     body: z.strictObject({
       rows: z.array(z.strictObject({ key: z.string().optional(), data: z.unknown() })).min(1),
@@ -96,7 +96,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "delete", path: `${B}/batch`, tag: "rows", auth: "owner",
+    method: "delete", path: `${B}/batch`, tag: "rows", auth: "rows",
     summary: "Soft-delete many rows by key; per-row results",
     body: z.strictObject({ keys: z.array(z.string().max(128)).min(1) }),
     responses: { 200: { description: "Per-row results", schema: batchResult }, ...errors(400, 401, 403, 404, 413) },
@@ -111,7 +111,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   const retentionView = z.object({ effective: axes, authorDefault: axes, override: axes, wouldPrune: z.number().int() });
 
   defineRoute(app, {
-    method: "get", path: `${B}/retention`, tag: "rows", auth: "owner",
+    method: "get", path: `${B}/retention`, tag: "rows", auth: "rows",
     summary: "Retention bounds: effective (override, else the manifest's default), and how many rows the next sweep would prune",
     responses: { 200: { description: "Retention", schema: retentionView }, ...errors(401, 403, 404) },
   }, async (c) => {
@@ -120,7 +120,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "patch", path: `${B}/retention`, tag: "rows", auth: "owner",
+    method: "patch", path: `${B}/retention`, tag: "rows", auth: "rows",
     summary: "Set (number) or clear (null) the owner's override per axis; survives redeploys",
     body: z.strictObject({ maxRows: z.number().int().min(1).max(1_000_000).nullable().optional(), maxAgeDays: z.number().int().min(1).max(1_000_000).nullable().optional() }),
     responses: { 200: { description: "Retention", schema: retentionView }, ...errors(400, 401, 403, 404) },
@@ -130,7 +130,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "post", path: B, tag: "rows", auth: "owner",
+    method: "post", path: B, tag: "rows", auth: "rows",
     summary: "Create a row (server key unless given; a given key that exists returns it with deduped; on = upsert by a unique field)",
     body: z.strictObject({ data: z.unknown(), key: z.string().max(128).optional(), on: z.string().max(64).optional() }),
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
@@ -142,7 +142,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "get", path: `${B}/:key`, tag: "rows", auth: "owner",
+    method: "get", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "One live row",
     responses: { 200: { description: "The row", schema: rowResponse }, ...errors(401, 403, 404) },
   }, async (c) => {
@@ -151,7 +151,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "patch", path: `${B}/:key`, tag: "rows", auth: "owner",
+    method: "patch", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Replace a row's data; if_match = the version you read (409 conflict with details.current otherwise)",
     body: z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() }),
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
@@ -162,7 +162,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "delete", path: `${B}/:key`, tag: "rows", auth: "owner",
+    method: "delete", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Soft-delete a row (restorable for 30 days); optional body { if_match }",
     body: z.strictObject({ if_match: ifMatch.optional() }), bodyOptional: true,
     responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.literal(true), key: z.string() }) }, ...errors(400, 401, 403, 404, 409) },
@@ -174,7 +174,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "delete", path: `${B}/:key/purge`, tag: "rows", auth: "owner",
+    method: "delete", path: `${B}/:key/purge`, tag: "rows", auth: "rows",
     summary: "Destroy a live or deleted row's data for good (owner or agent); leaves an audited delete in the feed",
     responses: { 200: { description: "Purged", schema: z.object({ purged: z.literal(true), key: z.string() }) }, ...errors(401, 403, 404) },
   }, async (c) => {
@@ -185,7 +185,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "post", path: `${B}/:key/restore`, tag: "rows", auth: "owner",
+    method: "post", path: `${B}/:key/restore`, tag: "rows", auth: "rows",
     summary: "Restore a soft-deleted row within 30 days (owner or agent)",
     body: z.strictObject({}), bodyOptional: true,
     responses: { 200: { description: "The restored row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409), 410: { description: "restore_expired" } },
