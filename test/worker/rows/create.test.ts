@@ -2,9 +2,11 @@
 // caller keys, dedupe, `on` upserts, unique slots, keyClaim, serverSet, immutable fields,
 // schema violations, the row byte cap and the app quotas. Every refusal is checked for
 // its exact status, code and details, and for leaving the store exactly as it was.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { expectError, json } from "../helpers";
 import { ISO, ROW_KEYS, seedRows, setup, type Ctx, type Row } from "./fixtures";
+
+vi.setConfig({ testTimeout: 30_000 });
 
 async function post(ctx: Ctx, collection: string, body: unknown, who: "agent" | "owner" = "agent"): Promise<Response> {
   return ctx.as(who)(ctx.path(collection), { json: body });
