@@ -13,6 +13,8 @@ import { homePages } from "./home";
 import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
+import { appsPages } from "./apps";
+import { invitePages } from "./invite";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -28,6 +30,8 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   claimCodePages(route);
   devicePages(route);
   authorizePages(route);
+  appsPages(route);
+  invitePages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }

@@ -1,0 +1,265 @@
+/**
+ * "My apps" and one app's members, in the console. The list shows the apps this person
+ * owns and the ones they joined (with their custom roles). An owned app's page lists the
+ * owner and members and offers plain forms: add by email (a member at once, or a mailed
+ * invitation), set a member's custom roles (checkboxes of the manifest's roles; none
+ * clears), remove a member, and withdraw a pending invitation. Every form goes through
+ * the same functions as /v1/apps/:id/members, is same-origin checked by `page`, and
+ * redirects back with a flash message; a refused form re-renders the page with the
+ * reason and the refusal's status.
+ */
+import { z } from "zod";
+import { config } from "../../config";
+import { RelayError } from "../../errors";
+import { findAppForOwner, listApps, type AppRow } from "../../db/apps";
+import { appsJoinedBy, cancelInvite, findMember, pendingInvites, removeMember, setMemberRoles } from "../../db/members";
+import { addByEmail, checkRoles, liveManifest, membersOf, type MemberView } from "../../apps/members";
+import { appUrl } from "../../apps/urls";
+import { normaliseEmail } from "../../db/humans";
+import type { AppContext, HumanPrincipal } from "../types";
+import { Alert, Flash, When } from "./layout";
+import { currentHuman, lookup, readForm, renderPage, seeOther, toSignIn } from "./page";
+import type { PageRoute } from "./routes";
+
+const emailSchema = z.email().max(254);
+
+async function myApp(c: AppContext, human: HumanPrincipal): Promise<AppRow> {
+  const id = c.req.param("id")!;
+  const app = await findAppForOwner(c.env, human.humanId, id);
+  if (!app || app.status === "deleted") throw new RelayError("app_not_found", `No app "${id.slice(0, 100)}" is yours.`, { app: id.slice(0, 100) });
+  return app;
+}
+
+function Roles({ roles }: { roles: string[] }) {
+  return roles.length ? <>{roles.map((r) => <><code>{r}</code> </>)}</> : <span class="muted">none</span>;
+}
+
+async function appsList(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, "/console/apps");
+  const cfg = config(c.env);
+  const owned = await listApps(c.env, human.humanId, { status: "live", limit: 1000 });
+  const joined = await appsJoinedBy(c.env, human.humanId);
+  return renderPage(c, 200, "Your apps", (
+    <>
+      <section aria-labelledby="owned-heading">
+        <h2 id="owned-heading">Apps you own</h2>
+        {owned.length ? (
+          <table id="owned-apps">
+            <thead><tr><th scope="col">App</th><th scope="col">Visibility</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col">Actions</th></tr></thead>
+            <tbody>{owned.map((app) => (
+              <tr data-app-id={app.id} data-role="owner">
+                <th scope="row"><a href={appUrl(cfg, app.slug)}>{app.slug}</a></th>
+                <td>{app.visibility}</td>
+                <td>{app.status}</td>
+                <td>owner</td>
+                <td><a href={`/console/apps/${encodeURIComponent(app.id)}`}>Members<span class="vh"> of {app.slug}</span></a></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        ) : <p id="no-owned-apps">You own no apps yet. Your agent deploys them with <code>service deploy</code>.</p>}
+      </section>
+      <section aria-labelledby="joined-heading">
+        <h2 id="joined-heading">Apps you joined</h2>
+        {joined.length ? (
+          <table id="joined-apps">
+            <thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">Custom roles</th><th scope="col">Joined</th></tr></thead>
+            <tbody>{joined.map((j) => (
+              <tr data-app-id={j.app.id} data-role="member">
+                <th scope="row"><a href={appUrl(cfg, j.app.slug)}>{j.app.slug}</a></th>
+                <td>member</td>
+                <td><Roles roles={j.customRoles} /></td>
+                <td><When iso={j.joinedAt} /></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        ) : <p id="no-joined-apps">You have not joined anyone else's app.</p>}
+      </section>
+    </>
+  ));
+}
+
+function RoleBoxes({ declared, held, idPrefix }: { declared: string[]; held: string[]; idPrefix: string }) {
+  if (!declared.length) return <p class="muted">This app declares no custom roles.</p>;
+  return (
+    <fieldset>
+      <legend>Custom roles</legend>
+      {declared.map((role) => (
+        <span>
+          <input type="checkbox" name="role" value={role} id={`${idPrefix}-${role}`} checked={held.includes(role)} />{" "}
+          <label for={`${idPrefix}-${role}`} style="display:inline;font-weight:normal">{role}</label>{" "}
+        </span>
+      ))}
+    </fieldset>
+  );
+}
+
+function MemberRow({ app, member, declared }: { app: AppRow; member: MemberView; declared: string[] }) {
+  const base = `/console/apps/${encodeURIComponent(app.id)}/members/${encodeURIComponent(member.humanId)}`;
+  return (
+    <tr data-human-id={member.humanId} data-role={member.role}>
+      <th scope="row">{member.email}</th>
+      <td data-field="role">{member.role}</td>
+      <td data-field="custom-roles"><Roles roles={member.customRoles} /></td>
+      <td><When iso={member.createdAt} /></td>
+      <td>
+        {member.role === "owner" ? <span class="muted">The owner always has full access.</span> : (
+          <>
+            {declared.length ? (
+              <form method="post" action={`${base}/roles`}>
+                <RoleBoxes declared={declared} held={member.customRoles} idPrefix={`roles-${member.humanId}`} />
+                <button type="submit" data-action="set-roles">Save roles<span class="vh"> of {member.email}</span></button>
+              </form>
+            ) : null}
+            <form method="post" action={`${base}/remove`}>
+              <button type="submit" class="danger" data-action="remove">Remove<span class="vh"> {member.email}</span></button>
+            </form>
+          </>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+const flashes: Record<string, (subject: string) => string> = {
+  added: (who) => `${who} is now a member.`,
+  invited: (who) => `Invitation mailed to ${who}. It works once, for 7 days.`,
+  roles: (who) => `Saved the roles of ${who}.`,
+  removed: () => "Removed the member. Their app sessions stop working at once.",
+  cancelled: () => "Withdrew the invitation.",
+};
+
+async function appPage(c: AppContext, human: HumanPrincipal, app: AppRow, status = 200, error: string | null = null, email = ""): Promise<Response> {
+  const [members, invites, manifest] = await Promise.all([membersOf(c.env, app), pendingInvites(c.env, app.id), liveManifest(c.env, app)]);
+  const declared = manifest ? Object.keys(manifest.roles) : [];
+  const flashKind = c.req.query("flash");
+  const subject = c.req.query("who") ?? "";
+  // The flash names only someone actually on the page (never arbitrary text from the URL).
+  const known = members.some((m) => m.email === subject) || invites.some((i) => i.email === subject) ? subject : "the person";
+  const flash = lookup(flashes, flashKind);
+  const base = `/console/apps/${encodeURIComponent(app.id)}`;
+  return renderPage(c, status, `Members of ${app.slug}`, (
+    <>
+      <Flash text={flash ? flash(known) : null} />
+      <p><a href={appUrl(config(c.env), app.slug)} id="open-app">Open the app</a> · <a href="/console/apps">All your apps</a></p>
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">People on this app</h2>
+        <table id="members">
+          <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Custom roles</th><th scope="col">Since</th><th scope="col">Actions</th></tr></thead>
+          <tbody>{members.map((m) => <MemberRow app={app} member={m} declared={declared} />)}</tbody>
+        </table>
+      </section>
+      {invites.length ? (
+        <section aria-labelledby="invites-heading">
+          <h2 id="invites-heading">Pending invitations</h2>
+          <table id="invites">
+            <thead><tr><th scope="col">Email</th><th scope="col">Custom roles</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+            <tbody>{invites.map((i) => (
+              <tr data-email={i.email}>
+                <th scope="row">{i.email}</th>
+                <td><Roles roles={JSON.parse(i.customRoles) as string[]} /></td>
+                <td><When iso={i.expiresAt} /></td>
+                <td>
+                  <form method="post" action={`${base}/invites/cancel`}>
+                    <input type="hidden" name="email" value={i.email} />
+                    <button type="submit" data-action="cancel-invite">Withdraw<span class="vh"> the invitation of {i.email}</span></button>
+                  </form>
+                </td>
+              </tr>
+            ))}</tbody>
+          </table>
+        </section>
+      ) : null}
+      <section aria-labelledby="add-heading">
+        <h2 id="add-heading">Add someone</h2>
+        <Alert text={error} />
+        <p>Someone with an account here becomes a member at once; anyone else gets an invitation by email.</p>
+        <form method="post" action={`${base}/members`}>
+          <div class="field">
+            <label for="member-email">Email address</label>
+            <input type="email" id="member-email" name="email" value={email} required maxlength={254} autocomplete="off"
+              aria-describedby={error ? "form-error" : undefined} />
+          </div>
+          {declared.length ? <RoleBoxes declared={declared} held={[]} idPrefix="add-role" /> : null}
+          <button type="submit" class="primary" id="add-member">Add</button>
+        </form>
+      </section>
+    </>
+  ));
+}
+
+async function showApp(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, new URL(c.req.url).pathname);
+  return appPage(c, human, await myApp(c, human));
+}
+
+/** A refusal the person can fix on the page itself (bad address, undeclared role, no mail) re-renders it. */
+function formError(err: unknown): err is RelayError {
+  return err instanceof RelayError && ["invalid_request", "conflict", "auth_provider_unavailable", "not_found"].includes(err.code);
+}
+
+async function addMemberForm(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, "/console/apps");
+  const app = await myApp(c, human);
+  const form = await readForm(c);
+  const email = (form.get("email") ?? "").trim();
+  if (!emailSchema.safeParse(email).success) return appPage(c, human, app, 400, "Enter a valid email address, like name@example.com.", email);
+  try {
+    const result = await addByEmail(c.env, app, { email, roles: form.getAll("role"), actor: { humanId: human.humanId, agentId: null } },
+      (p) => c.executionCtx.waitUntil(p));
+    const who = encodeURIComponent(normaliseEmail(email));
+    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=${result.kind === "invited" ? "invited" : "added"}&who=${who}`);
+  } catch (err) {
+    if (formError(err)) return appPage(c, human, app, err.status, err.message, email);
+    throw err;
+  }
+}
+
+async function setRolesForm(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, "/console/apps");
+  const app = await myApp(c, human);
+  const humanId = c.req.param("humanId")!;
+  const form = await readForm(c);
+  try {
+    if (humanId === app.ownerHumanId) throw new RelayError("conflict", "The owner cannot be re-roled: they always have full access.");
+    const member = await findMember(c.env, app.id, humanId);
+    if (!member) throw new RelayError("not_found", "This app has no such member.");
+    const roles = checkRoles(await liveManifest(c.env, app), form.getAll("role"));
+    await setMemberRoles(c.env, app.id, humanId, roles);
+    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=roles&who=${encodeURIComponent(member.email)}`);
+  } catch (err) {
+    if (formError(err)) return appPage(c, human, app, err.status, err.message);
+    throw err;
+  }
+}
+
+async function removeForm(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, "/console/apps");
+  const app = await myApp(c, human);
+  const humanId = c.req.param("humanId")!;
+  if (humanId === app.ownerHumanId) return appPage(c, human, app, 409, "The owner cannot be removed from their own app.");
+  await removeMember(c.env, app.id, humanId);
+  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=removed`);
+}
+
+async function cancelInviteForm(c: AppContext): Promise<Response> {
+  const human = await currentHuman(c);
+  if (!human) return toSignIn(c, "/console/apps");
+  const app = await myApp(c, human);
+  const form = await readForm(c);
+  await cancelInvite(c.env, app.id, normaliseEmail(form.get("email") ?? ""));
+  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=cancelled`);
+}
+
+export function appsPages(route: PageRoute): void {
+  route("get", "/console/apps", appsList);
+  route("get", "/console/apps/:id", showApp);
+  route("post", "/console/apps/:id/members", addMemberForm);
+  route("post", "/console/apps/:id/members/:humanId/roles", setRolesForm);
+  route("post", "/console/apps/:id/members/:humanId/remove", removeForm);
+  route("post", "/console/apps/:id/invites/cancel", cancelInviteForm);
+}
