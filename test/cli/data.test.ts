@@ -5,11 +5,12 @@
 // of NDJSON and of a JSON array with bad rows (summary counts and failures), --key-field
 // create-or-skip on a re-import, retention flags, and the relay's errors passed through
 // with exit 1.
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, fakeIp, mintClaimCode, relayUrl, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
+import { cleanupTempHomes, cliPath, fakeIp, mintClaimCode, relayUrl, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 type Row = { key: string; data: Obj; version: number; deleted_at: string | null };
@@ -38,6 +39,18 @@ function manifest(): Obj {
 
 const dirs: string[] = [];
 
+/** util-linux `script`, which runs a command on a pseudo-terminal (absent: that test is skipped). */
+const hasScript = (() => {
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, "'\\''")}'`;
+
 function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "service-data-test-"));
   dirs.push(dir);
@@ -51,6 +64,8 @@ function writeTemp(name: string, text: string): string {
 }
 
 interface Agent {
+  key: string;
+  home: string;
   cli(args: string[], options?: RunOptions): Promise<CliRun>;
 }
 
@@ -69,7 +84,7 @@ async function claimedAgent(): Promise<Agent> {
   });
   expect(claim.status).toBe(200);
   const home = tempHome();
-  return { cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
+  return { key, home, cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
 }
 
 function ok(run: CliRun): CliRun {
@@ -275,6 +290,21 @@ describe("data verbs", () => {
     failed(await data("items", ["import"]), "invalid_args");
     failed(await data("items", ["import", "--file", writeTemp("broken.json", "[{\"name\":1},")]), "invalid_args");
     failed(await data("items", ["import", "--file", path.join(tempDir(), "missing.ndjson")]), "invalid_args");
+  });
+
+  it.skipIf(!hasScript)("prints import progress on stderr only when stderr is a terminal", async () => {
+    const file = writeTemp("tty.ndjson", [1, 2, 3].map((i) => JSON.stringify({ name: `tty-${i}` })).join("\n"));
+    const args = ["data", slug, "bulk", "import", "--file", file, "--chunk", "2"];
+    const tty = spawnSync("script", ["-qec", [cliPath, ...args].map(shellQuote).join(" "), "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "", HOME: me.home, XDG_CONFIG_HOME: me.home, SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key },
+      encoding: "utf8", timeout: 30_000,
+    });
+    expect(tty.status, tty.stdout + tty.stderr).toBe(0);
+    expect(tty.stdout).toMatch(/import: chunk 1\/2, 2 of 3 rows sent \(2 imported, 0 failed so far\)/);
+    expect(tty.stdout).toMatch(/import: chunk 2\/2, 3 of 3 rows sent \(3 imported, 0 failed so far\)/);
+    // The same import without a terminal: the summary only, nothing on stderr.
+    const piped = ok(await data("bulk", ["import", "--file", file, "--chunk", "2", "--key-field", "name"]));
+    expect(piped.stderr).toBe("");
   });
 
   it("imports with --on as an upsert by the unique field", async () => {
