@@ -60,7 +60,7 @@ export const COLLECTIONS: Record<string, Obj> = {
   items: { schema: { $ref: "#/$defs/Item" }, ...owned, immutable: ["sku"] },
   docs: { ...owned, storage: "document" },
   // Read hiding: each principal reads only the rows it created.
-  private: { read: ["creator"], write: ["owner"], update: ["creator"], delete: ["creator"] },
+  private: { read: ["creator"], write: ["owner"], update: ["creator"], delete: ["creator"], unique: ["email"] },
   // Readable by both, but only the creator may update or delete.
   shared: { read: ["owner"], write: ["owner"], update: ["creator"], delete: ["creator"], countRead: ["owner"] },
   // Nobody reads.
