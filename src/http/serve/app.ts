@@ -43,6 +43,8 @@ export function buildServeApp(): Hono<ServeEnv> {
   sessionRoutes(app);
   grantExchangeRoutes(app);
   sdkRoutes(app);
+  socketRoutes(app);
+  dataRoutes(app);
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",

@@ -20,6 +20,14 @@ export interface ServedPolicy {
   csp: CspSources;
   /** embedAncestors take effect only on a public app that needs no visitor identity (WIRE §5.1). */
   visitorIdentity: boolean;
+  /** Declared collections, for the page script (what to mirror) and the socket's hello. */
+  collections: PageCollection[];
+}
+
+export interface PageCollection {
+  name: string;
+  appendOnly: boolean;
+  mirror: "auto" | "eager" | "server";
 }
 
 export interface LiveApp {
@@ -66,6 +74,7 @@ function fallbackPolicy(app: AppRow): ServedPolicy {
     app: { name: app.slug, description: null, icon: null, indexable: false, ogImage: null },
     csp: buildCsp([], [], [], false, []),
     visitorIdentity: false,
+    collections: [],
   };
 }
 
@@ -82,19 +91,26 @@ function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy 
   if (hit) return hit;
   const compiled = compileLive({ app, version }, config(env));
   const policy = compiled
-    ? { app: compiled.app, csp: compiled.csp, visitorIdentity: compiled.visitorIdentity }
+    ? {
+      app: compiled.app, csp: compiled.csp, visitorIdentity: compiled.visitorIdentity,
+      collections: Object.values(compiled.collections).map((col) => ({ name: col.name, appendOnly: col.appendOnly, mirror: col.mirror })),
+    }
     : fallbackPolicy(app);
   if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);
   policyCache.set(key, policy);
   return policy;
 }
 
-export async function resolveServedApp(env: Env, slug: string): Promise<ServedApp> {
+/**
+ * `allowSuspended`: the feed socket still resolves a suspended app, so that a watcher can
+ * be told `_suspended` (WIRE §3.1) instead of failing to connect.
+ */
+export async function resolveServedApp(env: Env, slug: string, opts: { allowSuspended?: boolean } = {}): Promise<ServedApp> {
   const app = await findAppBySlug(env, slug);
   if (!app || app.status === "deleted" || app.currentVersion === null) {
     throw new ServeRefusal("not_found", "There is no app at this address.");
   }
-  if (app.status === "suspended") throw new ServeRefusal("suspended", "This app is suspended by the relay's operator.");
+  if (app.status === "suspended" && !opts.allowSuspended) throw new ServeRefusal("suspended", "This app is suspended by the relay's operator.");
   const root = appUrl(config(env), app.slug);
   let live: Promise<LiveApp> | undefined;
   return {

@@ -15,18 +15,19 @@ import type { AppContext } from "../types";
 import { appAccessFor } from "./access";
 import type { ServeContext, ServeEnv, ServedApp, ServedPolicy } from "./context";
 import { consumeGrant } from "./grants";
-import { signAppSession } from "./tokens";
-import { requireKeys, viewerOf, type Viewer } from "./viewer";
+import { signAppSession, signVisitor, signingKeys, verifyVisitor } from "./tokens";
+import { requireKeys, viewerOf, canOpen, type Viewer } from "./viewer";
+import { VISITOR_HEADER } from "./caller";
 
 const MAX_SESSION_BODY_BYTES = 4096;
 const grantBody = z.strictObject({ grant: z.string().min(1).max(200) });
 
-export async function sessionBody(c: ServeContext, served: ServedApp, policy: ServedPolicy, viewer: Pick<Viewer, "kind" | "humanId">) {
+export async function sessionBody(c: ServeContext, served: ServedApp, policy: ServedPolicy, viewer: Pick<Viewer, "kind" | "humanId">, visitorId: string | null = null) {
   const human = viewer.humanId ? await getHuman(c.env, viewer.humanId) : undefined;
   return {
     kind: viewer.kind,
     humanId: viewer.humanId,
-    visitorId: null,
+    visitorId: viewer.kind === "anonymous" ? visitorId : null,
     displayName: human ? displayName(human) : null,
     app: {
       slug: served.slug,
@@ -34,9 +35,23 @@ export async function sessionBody(c: ServeContext, served: ServedApp, policy: Se
       description: policy.app.description,
       icon: policy.app.icon,
       visibility: served.app.visibility,
+      collections: policy.collections,
     },
+    visitorIdentity: visitorsMinted(served, policy),
     auth: { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` },
   };
+}
+
+/** Whether this app gives anonymous browsers a visitor identity (WIRE §5.2). */
+function visitorsMinted(served: ServedApp, policy: ServedPolicy): boolean {
+  return policy.visitorIdentity && served.app.visibility !== "private";
+}
+
+async function presentedVisitor(c: ServeContext, served: ServedApp, policy: ServedPolicy): Promise<string | null> {
+  const token = c.req.header(VISITOR_HEADER)?.trim();
+  const keys = signingKeys(c.env);
+  if (!token || !keys || !visitorsMinted(served, policy)) return null;
+  return verifyVisitor(await keys, token, served.app.id);
 }
 
 function noStore(res: Response): Response {
@@ -56,7 +71,22 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
       throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.",
         { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` });
     }
-    return noStore(c.json(await sessionBody(c, served, live.policy, viewer)));
+    const visitorId = viewer.kind === "anonymous" ? await presentedVisitor(c, served, live.policy) : null;
+    return noStore(c.json(await sessionBody(c, served, live.policy, viewer, visitorId)));
+  });
+
+  app.post("/_svc/visitor", async (c) => {
+    const served = c.get("served");
+    const live = await served.live();
+    if (!visitorsMinted(served, live.policy)) {
+      throw new RelayError("conflict", "This app does not give visitors an identity: its manifest has no collection that anyone may write and that scopes reads or edits to the writer, or the app is private.");
+    }
+    const viewer = await viewerOf(c, served);
+    if (!canOpen(served, viewer)) throw new RelayError("unauthorized", "This share link is not valid (it may have been rotated).");
+    const keys = signingKeys(c.env);
+    if (!keys) throw new RelayError("auth_provider_unavailable", "Visitor identities are not set up on this relay yet: the operator must set APP_SESSION_SECRET.", { reason: "app_session_secret_missing" });
+    const minted = await signVisitor(await keys, served.app.id);
+    return noStore(c.json({ visitor_token: minted.token, visitor_id: minted.visitorId, expires_at: minted.expiresAt }, 201));
   });
 
   app.post("/_svc/session", async (c) => {

@@ -6,7 +6,10 @@
  *   Bearer`; only the signature and expiry are trusted from it, access is re-checked;
  * - the asset pass: a short HMAC over (app, share-token hash, path, expiry) that the
  *   served document's asset URLs carry as `?svc_pass=`, because an <img> cannot send a
- *   header. It opens one path of one app, and rotating a link app's share token voids it.
+ *   header. It opens one path of one app, and rotating a link app's share token voids it;
+ * - the visitor token: a JWT naming the app and a minted visitor id, valid a year, that a
+ *   browser keeps to be the same anonymous visitor on a public or link app whose manifest
+ *   needs visitor identity (WIRE §5.2). It identifies; it never opens a gated app.
  * Without a secret (production with APP_SESSION_SECRET unset) nothing is signed or
  * accepted: callers get `null` and answer 503.
  */
@@ -19,8 +22,16 @@ export const APP_SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const ASSET_PASS_TTL_SECONDS = 2 * 3600;
 const ASSET_PASS_STEP_SECONDS = 600;
 const AUDIENCE = "service-app-session";
+const VISITOR_AUDIENCE = "service-visitor";
+export const VISITOR_TTL_SECONDS = 365 * 24 * 3600;
 
-const keyCache = new Map<string, Promise<{ session: Uint8Array; assets: CryptoKey }>>();
+export interface SigningKeys {
+  session: Uint8Array;
+  assets: CryptoKey;
+  visitor: Uint8Array;
+}
+
+const keyCache = new Map<string, Promise<SigningKeys>>();
 
 async function hmacKey(raw: Uint8Array): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
@@ -32,12 +43,16 @@ async function derive(secret: string, label: string): Promise<Uint8Array> {
 }
 
 /** The derived keys, or null when no secret is configured (see config.appSessionSecret). */
-export function signingKeys(env: object): Promise<{ session: Uint8Array; assets: CryptoKey }> | null {
+export function signingKeys(env: object): Promise<SigningKeys> | null {
   const secret = config(env).appSessionSecret;
   if (!secret) return null;
   let keys = keyCache.get(secret);
   if (!keys) {
-    keys = (async () => ({ session: await derive(secret, "app-session/v1"), assets: await hmacKey(await derive(secret, "asset-pass/v1")) }))();
+    keys = (async () => ({
+      session: await derive(secret, "app-session/v1"),
+      assets: await hmacKey(await derive(secret, "asset-pass/v1")),
+      visitor: await derive(secret, "visitor/v1"),
+    }))();
     keyCache.set(secret, keys);
   }
   return keys;
@@ -72,6 +87,34 @@ export async function verifyAppSession(keys: { session: Uint8Array }, token: str
     const { payload } = await jwtVerify(token, keys.session, { algorithms: ["HS256"], audience: AUDIENCE });
     if (payload.app !== appId || typeof payload.sub !== "string" || (payload.kind !== "owner" && payload.kind !== "member") || typeof payload.exp !== "number" || typeof payload.iat !== "number") return null;
     return { appId, humanId: payload.sub, kind: payload.kind, issuedAt: payload.iat, expiresAt: new Date(payload.exp * 1000).toISOString() };
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) return null;
+    throw err;
+  }
+}
+
+/** A fresh visitor identity for `appId`: `v_` + 128 random bits, and the token that proves it. */
+export async function signVisitor(keys: { visitor: Uint8Array }, appId: string): Promise<{ token: string; visitorId: string; expiresAt: string }> {
+  const visitorId = `v_${[...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  const now = Math.floor(Date.now() / 1000);
+  const exp = now + VISITOR_TTL_SECONDS;
+  const token = await new SignJWT({ app: appId })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(visitorId)
+    .setAudience(VISITOR_AUDIENCE)
+    .setIssuedAt(now)
+    .setExpirationTime(exp)
+    .sign(keys.visitor);
+  return { token, visitorId, expiresAt: new Date(exp * 1000).toISOString() };
+}
+
+/** The visitor id a valid, unexpired visitor token for `appId` names; null for anything else. */
+export async function verifyVisitor(keys: { visitor: Uint8Array }, token: string, appId: string): Promise<string | null> {
+  if (token.length > 2048 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) return null;
+  try {
+    const { payload } = await jwtVerify(token, keys.visitor, { algorithms: ["HS256"], audience: VISITOR_AUDIENCE });
+    if (payload.app !== appId || typeof payload.sub !== "string" || !/^v_[0-9a-f]{32}$/.test(payload.sub)) return null;
+    return payload.sub;
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;

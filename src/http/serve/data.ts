@@ -1,0 +1,182 @@
+/**
+ * The page's data API on its own app origin (WIRE §4.3), same shapes as the agent door
+ * (`/v1/apps/:id/collections/:name`, WIRE §2.3):
+ *
+ * | method | path | body | answer |
+ * |---|---|---|---|
+ * | GET | `/_svc/c/<collection>` | query `since`, `limit` (1..1000), `q` = `{ where?, sort? }` | `{ rows, next_cursor, has_more }` |
+ * | GET | `/_svc/count/<collection>` | | `{ count }` (gated by countRead) |
+ * | POST | `/_svc/c/<collection>` | `{ data, key?, on? }` | 201 `{ row }`, or 200 `{ row, deduped: true }` / an `on` upsert |
+ * | GET | `/_svc/c/<collection>/<key>` | | `{ row }` |
+ * | PATCH | `/_svc/c/<collection>/<key>` | `{ data, if_match? }` | `{ row }` |
+ * | DELETE | `/_svc/c/<collection>/<key>` | optional `{ if_match }` | `{ deleted: true, key }` |
+ * | GET | `/_svc/members` | | `{ members: [{ kind, id, displayName, role? }] }` (signed-in viewers) |
+ *
+ * Who calls is decided by caller.ts (app session, share pass, visitor token, or anonymous
+ * on public/link apps); what they may do is decided by the app's AppStore through the
+ * very RPC methods the agent API calls, so the page door has no permission logic of its
+ * own. Anonymous and visitor writes are also held to a per-address rate (60 a minute).
+ * Failures are the catalogue envelope.
+ */
+import type { Hono } from "hono";
+import { z } from "zod";
+import { RelayError } from "../../errors";
+import { config } from "../../config";
+import { appStore } from "../../apps/store";
+import { unwrap } from "../../apps/store-call";
+import { displayName, getHuman } from "../../db/humans";
+import { hitRateLimit } from "../../db/rate-limit";
+import { readJsonBody } from "../body";
+import { parseWith } from "../routes";
+import type { AppContext } from "../types";
+import type { CallContext } from "../../../durable-objects/app-store/app-store";
+import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type PageCaller } from "./caller";
+import type { ServeContext, ServeEnv } from "./context";
+import { envelope } from "./errors";
+
+/** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
+const ANON_WRITES_PER_MINUTE = 60;
+
+const listQuery = z.object({
+  since: z.string().max(2000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  q: z.string().max(8000).optional(),
+});
+const ifMatch = z.number().int().min(0);
+const createBody = z.strictObject({ data: z.unknown(), key: z.string().max(128).optional(), on: z.string().max(64).optional() });
+const updateBody = z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() });
+const deleteBody = z.strictObject({ if_match: ifMatch.optional() });
+
+/** `q` as the agent door reads it: URL-encoded JSON `{ where?, sort? }`. */
+function parseQ(raw: string | undefined): { where?: unknown; sort?: unknown } {
+  if (raw === undefined || raw === "") return {};
+  let q: unknown;
+  try {
+    q = JSON.parse(raw);
+  } catch {
+    throw new RelayError("invalid_request", "q must be URL-encoded JSON: { where?, sort? }.", { field: "q" });
+  }
+  if (typeof q !== "object" || q === null || Array.isArray(q)) throw new RelayError("invalid_request", "q must be a JSON object.", { field: "q" });
+  const { where, sort, ...rest } = q as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) throw new RelayError("invalid_request", `q: unknown key "${extra}"; q takes where and sort.`, { field: `q.${extra}` });
+  return { where, sort };
+}
+
+interface Target {
+  caller: PageCaller;
+  call: CallContext;
+  store: ReturnType<typeof appStore>;
+  collection: string;
+}
+
+async function target(c: ServeContext): Promise<Target> {
+  const served = c.get("served");
+  assertSameOrigin(c, served);
+  const live = await served.live();
+  const caller = await resolveCaller(c.env, served, live.policy, credentialsFromHeaders(c), clientIp(c));
+  return {
+    caller,
+    call: { appId: served.app.id, version: served.app.currentVersion!, principal: caller.principal },
+    store: appStore(c.env, served.app.id),
+    collection: c.req.param("collection") ?? "",
+  };
+}
+
+async function writeTarget(c: ServeContext): Promise<Target> {
+  const t = await target(c);
+  const kind = t.caller.principal.kind;
+  if (kind === "anonymous" || kind === "visitor") await hitRateLimit(c.env, `svc-write:${clientIp(c)}`, ANON_WRITES_PER_MINUTE, 60);
+  return t;
+}
+
+async function body<T extends z.ZodType>(c: ServeContext, schema: T, optional: boolean): Promise<z.infer<T> | undefined> {
+  const raw = await readJsonBody(c as unknown as AppContext, optional, config(c.env).maxJsonBodyBytes);
+  return raw === undefined ? undefined : parseWith(schema, raw, "body");
+}
+
+function requireData(data: unknown): void {
+  if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+}
+
+function noStore(res: Response): Response {
+  res.headers.set("Cache-Control", "no-store");
+  return res;
+}
+
+function methodNotAllowed(c: ServeContext, allow: string[]): Response {
+  const path = new URL(c.req.url).pathname;
+  return envelope(c, new RelayError("method_not_allowed", `${c.req.method} is not supported on ${path}; use ${allow.join(", ")}.`,
+    { method: c.req.method, allow }, { Allow: allow.join(", ") }));
+}
+
+export function dataRoutes(app: Hono<ServeEnv>): void {
+  app.get("/_svc/c/:collection", async (c) => {
+    const t = await target(c);
+    const query = parseWith(listQuery, c.req.query(), "query");
+    const { where, sort } = parseQ(query.q);
+    return noStore(c.json(unwrap(await t.store.listRows(t.call, t.collection, { where, sort, since: query.since, limit: query.limit ?? 100 }))));
+  });
+
+  app.post("/_svc/c/:collection", async (c) => {
+    const t = await writeTarget(c);
+    const input = (await body(c, createBody, false))!;
+    requireData(input.data);
+    const result = unwrap(await t.store.createRow(t.call, t.collection, input));
+    return noStore(c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200));
+  });
+
+  app.get("/_svc/c/:collection/:key", async (c) => {
+    const t = await target(c);
+    return noStore(c.json({ row: unwrap(await t.store.getRow(t.call, t.collection, c.req.param("key"))) }));
+  });
+
+  app.patch("/_svc/c/:collection/:key", async (c) => {
+    const t = await writeTarget(c);
+    const input = (await body(c, updateBody, false))!;
+    requireData(input.data);
+    return noStore(c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key"), input)) }));
+  });
+
+  app.delete("/_svc/c/:collection/:key", async (c) => {
+    const t = await writeTarget(c);
+    const input = (await body(c, deleteBody, true)) ?? {};
+    const key = c.req.param("key");
+    unwrap(await t.store.deleteRow(t.call, t.collection, key, input));
+    return noStore(c.json({ deleted: true as const, key }));
+  });
+
+  app.get("/_svc/count/:collection", async (c) => {
+    const t = await target(c);
+    return noStore(c.json({ count: unwrap(await t.store.countRows(t.call, t.collection)) }));
+  });
+
+  /**
+   * The people and agents behind an app, for `members.list()` / `nameFor()`: the owner
+   * and the owner's agents for now (members join when they exist). Never emails.
+   */
+  app.get("/_svc/members", async (c) => {
+    const served = c.get("served");
+    assertSameOrigin(c, served);
+    const live = await served.live();
+    const caller = await resolveCaller(c.env, served, live.policy, credentialsFromHeaders(c), clientIp(c));
+    if (caller.session.kind === "anonymous") {
+      throw new RelayError("forbidden", "Only people signed in to this app see who else is in it.");
+    }
+    const ownerId = served.app.ownerHumanId;
+    const owner = await getHuman(c.env, ownerId);
+    const agents = await c.env.DB.prepare("SELECT id, name FROM agents WHERE owner_human_id = ?1 ORDER BY created_at")
+      .bind(ownerId).all<{ id: string; name: string | null }>();
+    return noStore(c.json({
+      members: [
+        { kind: "human", id: ownerId, displayName: owner ? displayName(owner) : "The owner", role: "owner" },
+        ...agents.results.map((a) => ({ kind: "agent", id: a.id, displayName: a.name ?? "An agent" })),
+      ],
+    }));
+  });
+
+  app.all("/_svc/c/:collection", (c) => methodNotAllowed(c, ["GET", "HEAD", "POST"]));
+  app.all("/_svc/c/:collection/:key", (c) => methodNotAllowed(c, ["GET", "HEAD", "PATCH", "DELETE"]));
+  app.all("/_svc/count/:collection", (c) => methodNotAllowed(c, ["GET", "HEAD"]));
+  app.all("/_svc/members", (c) => methodNotAllowed(c, ["GET", "HEAD"]));
+}
