@@ -22,11 +22,12 @@ import {
 } from "../db/grant-links";
 import { isSecretOf, mintSecret, newId, sha256Hex } from "../auth/tokens";
 import type { CompiledManifest } from "../manifest";
+import { RESERVED_NAMES } from "../manifest/permissions";
 import type { Cond, GrantPin, Principal } from "../permissions";
 
 export const GRANT_DEFAULT_TTL_SECONDS = 30 * 86_400;
-/** Names that are never custom roles (spec A: built-in roles cannot be used as custom roles). */
-export const BUILT_IN_ROLES = ["owner", "member", "agent", "anyone"];
+/** Names that are never custom roles (spec A: built-in roles and subjects cannot be custom roles). */
+export const BUILT_IN_ROLES: readonly string[] = RESERVED_NAMES;
 
 type Env = { DB: D1Database };
 
