@@ -312,8 +312,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   /** Live rows and bytes on disk, for the app detail record and quotas. */
   async usage(): Promise<AppStoreUsage> {
     const sql = this.ctx.storage.sql;
-    const rowCount = Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${ROWS_TABLE} WHERE deleted_at IS NULL`).one().n);
-    return { rowCount, storageBytes: sql.databaseSize };
+    // A purged store has no tables at all (and must not get them back just by being asked).
+    const hasRows = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", ROWS_TABLE).toArray().length > 0;
+    const rowCount = hasRows ? Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${ROWS_TABLE} WHERE deleted_at IS NULL`).one().n) : 0;
+    return { rowCount, storageBytes: hasRows ? sql.databaseSize : 0 };
   }
 
   /** Purge: every row, feed entry and alarm of the app is gone for good. */
@@ -321,8 +323,6 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.compiled = null;
-    // The object may live on in memory: leave it an empty, valid store, not a broken one.
-    migrate(this.ctx.storage.sql);
   }
 
   // ---- app feed sockets (watchers.ts) ----
