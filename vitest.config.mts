@@ -40,6 +40,9 @@ export default defineConfig({
           include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts"],
           globalSetup: ["./test/support/relay-global-setup.ts"],
           testTimeout: 60_000,
+          // Real processes and real time: one retry absorbs a slow machine; a real break
+          // still fails both attempts.
+          retry: 1,
           hookTimeout: 120_000,
           fileParallelism: false,
         },
