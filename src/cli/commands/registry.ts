@@ -15,6 +15,11 @@ import { appsPurge } from "./apps/purge.ts";
 import { appsWake } from "./apps/wake.ts";
 import { appsWatch } from "./apps/watch.ts";
 import { data } from "./data/data.ts";
+import { membersAdd } from "./members/add.ts";
+import { membersList } from "./members/list.ts";
+import { membersSetRole } from "./members/set-role.ts";
+import { membersRemove } from "./members/remove.ts";
+import { membersRoles } from "./members/roles.ts";
 import { agentRegister } from "./agent/register.ts";
 import { agentClaim } from "./agent/claim.ts";
 import { agentSetKey } from "./agent/set-key.ts";
@@ -38,6 +43,7 @@ export const NOUNS: Noun[] = [
     summary: "list, inspect, audit, change, delete, restore, purge and watch your apps",
     verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch],
   },
+  { name: "members", summary: "invite people to an app, set their custom roles, remove them", verbs: [membersAdd, membersList, membersSetRole, membersRemove, membersRoles] },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
   { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
