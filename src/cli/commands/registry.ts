@@ -33,6 +33,13 @@ import { configUse } from "./config/use.ts";
 import { configAdd } from "./config/add.ts";
 import { configRm } from "./config/rm.ts";
 import { skillShow } from "./skill/show.ts";
+import { credentialsMint } from "./credentials/mint.ts";
+import { credentialsList } from "./credentials/list.ts";
+import { credentialsPause, credentialsResume, credentialsRevoke } from "./credentials/state.ts";
+import { credentialsRotate } from "./credentials/rotate.ts";
+import { grantsMint } from "./grants/mint.ts";
+import { grantsList } from "./grants/list.ts";
+import { grantsRevoke } from "./grants/revoke.ts";
 import { skillVersion } from "./skill/version.ts";
 
 export const COMMANDS: Command[] = [deploy, data];
@@ -44,6 +51,12 @@ export const NOUNS: Noun[] = [
     verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch],
   },
   { name: "members", summary: "invite people to an app, set their custom roles, remove them", verbs: [membersAdd, membersList, membersSetRole, membersRemove, membersRoles] },
+  { name: "grants", summary: "links that give whoever opens them a custom role (mint, list, revoke)", verbs: [grantsMint, grantsList, grantsRevoke] },
+  {
+    name: "credentials",
+    summary: "scoped bearer tokens for a backend you host (mint, list, pause, resume, revoke, rotate)",
+    verbs: [credentialsMint, credentialsList, credentialsPause, credentialsResume, credentialsRevoke, credentialsRotate],
+  },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
   { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
