@@ -2,11 +2,13 @@
  * The inline bootstrap the relay puts first in every served document's <head>. It runs
  * synchronously during parse, so `window.service` exists before any author script: `ready`
  * is a pending promise, `session` and `app` hold their pre-ready defaults (app facts come
- * from the server in the script's `data-svc` attribute), and calls such as
- * `session.login()` made before the deferred bundle arrives are queued for it to replay.
+ * from the server in the script's `data-svc` attribute), synchronous reads answer their
+ * pre-ready defaults (`snapshot` → `[]`, `get` → undefined, `feed.cursor` → 0), and every
+ * other call — `session.login()`, `collections.create(...)`, `collections.on(...)` … — is
+ * queued for the deferred bundle to replay; promises handed out here settle then.
  * Kept tiny: it is sent inline with every document.
  */
-import type { BootConfig, BootstrappedService, BufferedCall, Internal } from "./types";
+import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections } from "./types";
 
 (() => {
   if (window.service?.__svc) return;
@@ -21,16 +23,35 @@ import type { BootConfig, BootstrappedService, BufferedCall, Internal } from "./
   const ready = new Promise<void>((r) => {
     resolve = r;
   });
-  const buffered = (name: string) => (...args: unknown[]): void => {
-    queue.push([name, args]);
+  const buffered = (n: string) => (...a: unknown[]): void => {
+    queue.push({ n, a });
   };
+  const later = (n: string) => (...a: unknown[]) => new Promise((ok, no) => {
+    queue.push({ n, a, ok, no });
+  });
+  const subscribe = (n: string) => (...a: unknown[]) => {
+    const call: BufferedCall = { n, a };
+    queue.push(call);
+    return () => {
+      call.x = true;
+      call.off?.();
+    };
+  };
+  const collections = { snapshot: () => [], get: () => undefined, on: subscribe("collections.on") } as unknown as ServiceCollections;
+  for (const m of ["count", "list", "create", "upsert", "update", "delete"]) (collections as unknown as Record<string, unknown>)[m] = later(`collections.${m}`);
   const service: BootstrappedService = {
     ready,
     session: {
       kind: "anonymous", humanId: null, visitorId: null, displayName: null,
       login: buffered("session.login"), logout: buffered("session.logout"),
     },
-    app: { slug: config.slug, name: config.name, description: config.description, icon: config.icon, visibility: config.visibility },
+    app: { slug: config.slug, name: config.name, description: config.description, icon: config.icon, visibility: config.visibility, collections: [] },
+    collections,
+    feed: { cursor: 0, on: subscribe("feed.on") },
+    members: {
+      list: later("members.list") as () => Promise<never>,
+      nameFor: (a: Author | null | undefined) => (a?.kind === "human" ? "a member" : a?.kind === "agent" ? "an agent" : "a visitor"),
+    },
   };
   const internal: Internal = { config, queue, resolve, attached: false };
   Object.defineProperty(service, "__svc", { value: internal, enumerable: false });

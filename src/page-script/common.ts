@@ -1,14 +1,17 @@
 /**
  * Browser helpers shared by the gate shell and the SDK bundle: where the app-session
- * token and the remembered share pass live (localStorage of this app's own origin; app
- * origins never use cookies, WIRE §4.4), reading and stripping the `#k=` / `#svc_grant=`
- * fragment, exchanging a one-time grant for an app session, and the headers that carry
- * the credentials to same-origin `/_svc/*` endpoints and to the gated document.
+ * token, the remembered share pass and the visitor token live (localStorage of this
+ * app's own origin; app origins never use cookies, WIRE §4.4), reading and stripping the
+ * `#k=` / `#svc_grant=` fragment, exchanging a one-time grant for an app session, and the
+ * credentials for same-origin `/_svc/*` endpoints and the gated document (headers) and
+ * for the feed socket (subprotocol tokens, since a WebSocket cannot carry headers).
  */
 
 export const SESSION_KEY = "service.session";
 export const SHARE_KEY = "service.share";
+export const VISITOR_KEY = "service.visitor";
 export const SHARE_HEADER = "x-service-share";
+export const VISITOR_HEADER = "x-service-visitor";
 
 function store(): Storage | null {
   try {
@@ -72,7 +75,19 @@ export function credentialHeaders(): Record<string, string> {
   if (token) headers.authorization = `Bearer ${token}`;
   const share = readStored(SHARE_KEY);
   if (share) headers[SHARE_HEADER] = share;
+  const visitor = readStored(VISITOR_KEY);
+  if (visitor) headers[VISITOR_HEADER] = visitor;
   return headers;
+}
+
+/** The same credentials as feed socket subprotocol tokens, after `service.v1` (a token that is not a valid subprotocol is left out). */
+export function socketProtocols(): string[] {
+  const protocols = ["service.v1"];
+  for (const [key, prefix] of [[SESSION_KEY, "session"], [SHARE_KEY, "share"], [VISITOR_KEY, "visitor"]]) {
+    const value = readStored(key);
+    if (value && /^[\w.~-]+$/.test(value)) protocols.push(`service.${prefix}.${value}`);
+  }
+  return protocols;
 }
 
 export interface SessionInfo {
@@ -80,7 +95,16 @@ export interface SessionInfo {
   humanId: string | null;
   visitorId: string | null;
   displayName: string | null;
-  app: { slug: string; name: string; description: string | null; icon: string | null; visibility: "private" | "link" | "public" };
+  app: {
+    slug: string;
+    name: string;
+    description: string | null;
+    icon: string | null;
+    visibility: "private" | "link" | "public";
+    collections?: { name: string; appendOnly: boolean; mirror: "auto" | "eager" | "server" }[];
+  };
+  /** This app gives anonymous browsers a visitor identity (mint one at POST /_svc/visitor). */
+  visitorIdentity?: boolean;
   auth: { authorize_url: string };
 }
 

@@ -1,13 +1,23 @@
 /**
  * The page script bundle (`/_svc/sdk.<hash>.js`, loaded with `defer`): it takes over the
- * `window.service` object the inline bootstrap created, finishes a sign-in hand-off
- * (`#svc_grant=` from /authorize becomes an app-session token in localStorage), asks
- * `/_svc/session` who the viewer is, fills `session` and `app` in place, resolves `ready`
- * and replays calls buffered before it arrived. When framed it reports the document
- * height to the parent (WIRE §4.2 "embed resize"). Data members come later.
+ * `window.service` object the inline bootstrap created and fills it in place:
+ * 1. finishes a sign-in hand-off (`#svc_grant=` from /authorize becomes an app-session
+ *    token in localStorage) and remembers a link's `#k=` share pass;
+ * 2. asks `/_svc/session` who the viewer is (and, on a public or link app that gives
+ *    visitors an identity, mints one at `POST /_svc/visitor` and keeps it);
+ * 3. opens the feed socket (live.ts) and, once it said hello, snapshots every declared
+ *    collection into the local mirror (store.ts);
+ * 4. resolves `ready`.
+ * Calls made before it arrived are replayed at once; network calls wait only for step 2.
+ * When framed it reports the document height to the parent (WIRE §4.2 "embed resize").
  */
-import { SESSION_KEY, SHARE_KEY, authorizeUrl, credentialHeaders, exchangeGrant, takeFragment, writeStored, type SessionInfo } from "./common";
-import type { BootstrappedService, Internal, ServiceSession } from "./types";
+import { SESSION_KEY, SHARE_KEY, VISITOR_KEY, authorizeUrl, credentialHeaders, exchangeGrant, takeFragment, writeStored, type SessionInfo } from "./common";
+import { Live } from "./live";
+import { Store, api } from "./store";
+import type { Author, BootstrappedService, Internal, Member, ServiceSession } from "./types";
+
+/** How long `ready` waits for the socket's hello before snapshotting without a cursor. */
+const HELLO_WAIT_MS = 3000;
 
 function adopt(): { service: BootstrappedService; internal: Internal } | null {
   const service = window.service;
@@ -34,14 +44,34 @@ function apply(session: ServiceSession, info: SessionInfo, service: Bootstrapped
   session.humanId = info.humanId;
   session.visitorId = info.visitorId;
   session.displayName = info.displayName;
-  Object.assign(service.app, info.app);
+  const { collections, ...facts } = info.app;
+  Object.assign(service.app, facts, { collections: (collections ?? []).map(({ name, appendOnly }) => ({ name, appendOnly })) });
+}
+
+/** A visitor identity for this browser on this app (WIRE §5.2), kept in localStorage. */
+async function mintVisitor(): Promise<string | null> {
+  try {
+    const minted = await api<{ visitor_token: string; visitor_id: string }>("POST", "/_svc/visitor");
+    writeStored(VISITOR_KEY, minted.visitor_token);
+    return minted.visitor_id;
+  } catch (err) {
+    console.warn("service: could not get a visitor identity; writing anonymously.", err);
+    return null;
+  }
 }
 
 function replay(service: BootstrappedService, internal: Internal): void {
-  const calls = internal.queue.splice(0);
-  for (const [name, args] of calls) {
-    if (name === "session.login") service.session.login(...(args as []));
-    else if (name === "session.logout") service.session.logout(...(args as []));
+  for (const call of internal.queue.splice(0)) {
+    if (call.x) continue;
+    const [group, method] = call.n.split(".");
+    try {
+      const target = (service as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[group];
+      const result = target[method](...call.a);
+      if (call.ok) Promise.resolve(result).then(call.ok, call.no);
+      else if (typeof result === "function") call.off = result as () => void;
+    } catch (err) {
+      call.no?.(err);
+    }
   }
 }
 
@@ -59,11 +89,37 @@ function reportHeight(): void {
   post();
 }
 
+function membersOf(session: ServiceSession, credentials: Promise<void>) {
+  const names = new Map<string, string>();
+  return {
+    list: async (): Promise<Member[]> => {
+      await credentials;
+      const { members } = await api<{ members: Member[] }>("GET", "/_svc/members");
+      for (const m of members) names.set(`${m.kind}:${m.id}`, m.displayName);
+      return members;
+    },
+    nameFor: (author: Author | null | undefined): string => {
+      const kind = author?.kind;
+      const known = author ? names.get(`${kind}:${author.id}`) : undefined;
+      if (known) return known;
+      if (kind === "human") return author!.id === session.humanId && session.displayName ? session.displayName : "a member";
+      return kind === "agent" ? "an agent" : "a visitor";
+    },
+  };
+}
+
 async function start(): Promise<void> {
   const adopted = adopt();
   if (!adopted) return;
   const { service, internal } = adopted;
   const { session } = service;
+
+  let credentialsKnown: () => void = () => undefined;
+  const credentials = new Promise<void>((r) => {
+    credentialsKnown = r;
+  });
+  const store = new Store(credentials);
+  const members = membersOf(session, credentials);
 
   session.login = () => {
     window.location.assign(authorizeUrl(internal.config.authorize, service.app.slug || internal.config.slug));
@@ -72,11 +128,17 @@ async function start(): Promise<void> {
     writeStored(SESSION_KEY, null);
     window.location.reload();
   };
+  Object.assign(service.collections, store.collections());
+  const feed = store.feed();
+  Object.defineProperty(service.feed, "cursor", { get: () => feed.cursor, enumerable: true, configurable: true });
+  service.feed.on = feed.on;
+  Object.assign(service.members, members);
   replay(service, internal);
   reportHeight();
 
   const fragment = takeFragment(["svc_grant", "k"]);
   if (fragment.k) writeStored(SHARE_KEY, fragment.k);
+  let info: SessionInfo | null = null;
   try {
     if (fragment.svc_grant) {
       try {
@@ -85,10 +147,28 @@ async function start(): Promise<void> {
         console.warn("service: the sign-in hand-off could not be completed; continuing as before.", err);
       }
     }
-    const info = await fetchSession();
-    if (info) apply(session, info, service);
+    info = await fetchSession();
+    if (info) {
+      apply(session, info, service);
+      if (info.kind === "anonymous" && info.visitorIdentity && !info.visitorId) session.visitorId = await mintVisitor();
+      store.declare(info.app.collections ?? []);
+    }
   } catch (err) {
     console.warn("service: could not reach /_svc/session; the session stays anonymous.", err);
+  } finally {
+    credentialsKnown();
+  }
+
+  try {
+    if (info) {
+      const live = new Live(store);
+      live.start();
+      await live.helloOrGiveUp(HELLO_WAIT_MS);
+      await store.sync();
+      if (info.kind !== "anonymous") members.list().catch(() => undefined);
+    }
+  } catch (err) {
+    console.warn("service: the local mirror could not be filled.", err);
   } finally {
     internal.resolve();
   }

@@ -18,6 +18,81 @@ export interface BootConfig {
   authorize: string;
 }
 
+/** A row stamp (`human`, `agent`, `grant`, `visitor`, `anon`, or a machine kind). */
+export interface Author {
+  kind: string;
+  id: string;
+}
+
+/** A row as the page sees it (WIRE §4.2): camelCase, converted from the wire. */
+export interface Row {
+  key: string;
+  data: unknown;
+  version: number;
+  author: Author;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type CollectionEvent =
+  | { kind: "upsert"; collection: string; row: Row }
+  | { kind: "delete"; collection: string; row: { key: string; deletedAt: string } };
+
+/** A change feed entry as the page sees it (`collection`/`key` instead of the wire's `collection_name`/`row_key`). */
+export interface PageFeedEntry {
+  seq: number;
+  op: "create" | "update" | "delete";
+  collection: string;
+  key: string;
+  data: unknown;
+  author: Author;
+  ts: string;
+}
+
+export interface ListOptions {
+  where?: unknown[];
+  sort?: unknown[];
+  limit?: number;
+  /** `next_cursor` of the previous page (send the same where/sort again). */
+  since?: string;
+}
+
+export interface ListPage {
+  rows: Row[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export interface ServiceCollections {
+  snapshot(name: string): Row[];
+  get(name: string, key: string): Row | undefined;
+  count(name: string): Promise<number>;
+  list(name: string, options?: ListOptions): Promise<ListPage>;
+  on(name: string, handler: (event: CollectionEvent) => void): () => void;
+  create(name: string, data: unknown): Promise<Row>;
+  upsert(name: string, key: string, data: unknown): Promise<Row>;
+  update(name: string, key: string, data: unknown, options?: { ifMatch?: number }): Promise<Row>;
+  delete(name: string, key: string, options?: { ifMatch?: number }): Promise<void>;
+}
+
+export interface ServiceFeed {
+  /** The highest change feed seq applied (memory only). */
+  readonly cursor: number;
+  on(handler: (entry: PageFeedEntry) => void, options?: { collection?: string }): () => void;
+}
+
+export interface Member {
+  kind: "human" | "agent";
+  id: string;
+  displayName: string;
+  role?: string;
+}
+
+export interface ServiceMembers {
+  list(): Promise<Member[]>;
+  nameFor(author: Author | null | undefined): string;
+}
+
 export interface ServiceSession {
   kind: SessionKind;
   humanId: string | null;
@@ -33,16 +108,31 @@ export interface ServiceApp {
   description: string | null;
   icon: string | null;
   visibility: Visibility;
+  collections: { name: string; appendOnly: boolean }[];
 }
 
 export interface ServiceGlobal {
   ready: Promise<void>;
   session: ServiceSession;
   app: ServiceApp;
+  collections: ServiceCollections;
+  feed: ServiceFeed;
+  members: ServiceMembers;
 }
 
-/** A call made before the bundle attached: member path and arguments. */
-export type BufferedCall = [name: string, args: unknown[]];
+/**
+ * A call made before the bundle attached: member path (`"collections.create"`) and
+ * arguments; `ok`/`no` settle the promise the caller holds; a subscription (`on`) keeps
+ * the real unsubscribe in `off` once replayed, and `x` marks one cancelled before that.
+ */
+export interface BufferedCall {
+  n: string;
+  a: unknown[];
+  ok?: (value: unknown) => void;
+  no?: (reason: unknown) => void;
+  off?: () => void;
+  x?: boolean;
+}
 
 /** The bootstrap's handover to the bundle; not enumerable, not part of the public API. */
 export interface Internal {

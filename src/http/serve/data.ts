@@ -10,7 +10,7 @@
  * | GET | `/_svc/c/<collection>/<key>` | | `{ row }` |
  * | PATCH | `/_svc/c/<collection>/<key>` | `{ data, if_match? }` | `{ row }` |
  * | DELETE | `/_svc/c/<collection>/<key>` | optional `{ if_match }` | `{ deleted: true, key }` |
- * | GET | `/_svc/members` | | `{ members: [{ kind, id, displayName, role? }] }` (signed-in viewers) |
+ * | GET | `/_svc/members` | | `{ members: [{ kind, id, displayName, role? }] }`: owner, members, the owner's agents (signed-in viewers) |
  *
  * Who calls is decided by caller.ts (app session, share pass, visitor token, or anonymous
  * on public/link apps); what they may do is decided by the app's AppStore through the
@@ -152,8 +152,8 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
   });
 
   /**
-   * The people and agents behind an app, for `members.list()` / `nameFor()`: the owner
-   * and the owner's agents for now (members join when they exist). Never emails.
+   * The people and agents behind an app, for `members.list()` / `nameFor()`: the owner,
+   * the members and the owner's agents. Never emails.
    */
   app.get("/_svc/members", async (c) => {
     const served = c.get("served");
@@ -164,12 +164,16 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
       throw new RelayError("forbidden", "Only people signed in to this app see who else is in it.");
     }
     const ownerId = served.app.ownerHumanId;
-    const owner = await getHuman(c.env, ownerId);
-    const agents = await c.env.DB.prepare("SELECT id, name FROM agents WHERE owner_human_id = ?1 ORDER BY created_at")
-      .bind(ownerId).all<{ id: string; name: string | null }>();
+    const [owner, members, agents] = await Promise.all([
+      getHuman(c.env, ownerId),
+      c.env.DB.prepare(`SELECT h.id, h.name, h.email FROM app_members m JOIN humans h ON h.id = m.human_id
+        WHERE m.app_id = ?1 ORDER BY m.created_at, m.human_id`).bind(served.app.id).all<{ id: string; name: string | null; email: string }>(),
+      c.env.DB.prepare("SELECT id, name FROM agents WHERE owner_human_id = ?1 ORDER BY created_at, id").bind(ownerId).all<{ id: string; name: string | null }>(),
+    ]);
     return noStore(c.json({
       members: [
         { kind: "human", id: ownerId, displayName: owner ? displayName(owner) : "The owner", role: "owner" },
+        ...members.results.map((m) => ({ kind: "human", id: m.id, displayName: m.name ?? m.email.split("@")[0], role: "member" })),
         ...agents.results.map((a) => ({ kind: "agent", id: a.id, displayName: a.name ?? "An agent" })),
       ],
     }));

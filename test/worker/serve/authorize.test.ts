@@ -122,7 +122,8 @@ describe("POST /_svc/session", () => {
     expect(ttl).toBeLessThanOrEqual(7 * 86400_000 + 1000);
     expect(body.session).toEqual({
       kind: "owner", humanId: who.human.humanId, visitorId: null, displayName: who.human.email.split("@")[0],
-      app: { slug: app.slug, name: "Budget", description: "Ours", icon: "💰", visibility: "private" },
+      app: { slug: app.slug, name: "Budget", description: "Ours", icon: "💰", visibility: "private", collections: [] },
+      visitorIdentity: false,
       auth: { authorize_url: `http://localhost:8787/authorize?app=${app.slug}` },
     });
     // Single use.
@@ -177,7 +178,8 @@ describe("GET /_svc/session", () => {
     const res = await appCall(open.slug, "/_svc/session");
     expect(await json(res, 200)).toEqual({
       kind: "anonymous", humanId: null, visitorId: null, displayName: null,
-      app: { slug: open.slug, name: "Open", description: null, icon: "🎲", visibility: "public" },
+      app: { slug: open.slug, name: "Open", description: null, icon: "🎲", visibility: "public", collections: [] },
+      visitorIdentity: false,
       auth: { authorize_url: `http://localhost:8787/authorize?app=${open.slug}` },
     });
     expect(res.headers.get("cache-control")).toBe("no-store");

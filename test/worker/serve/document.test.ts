@@ -227,6 +227,7 @@ describe("document routes", () => {
     const { deployed } = await page("<p>x</p>");
     await expectError(await appCall(deployed.slug, "/_svc/nope"), 404, "not_found");
     await expectError(await appCall(deployed.slug, "/_svc/"), 404, "not_found");
-    await expectError(await appCall(deployed.slug, "/_svc/ws"), 404, "not_found");
+    // The feed socket exists, but only as a WebSocket upgrade.
+    await expectError(await appCall(deployed.slug, "/_svc/ws"), 400, "invalid_request");
   });
 });
