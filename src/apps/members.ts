@@ -19,6 +19,7 @@ import {
   acceptInvite, addMember, findInvite, findMember, inviteUsable, listMembers, roleCounts, upsertInvite,
   type MemberWithEmail,
 } from "../db/members";
+import { activeGrantCounts } from "../db/grant-links";
 import { mailer } from "../mail/mailer";
 import { memberAddedMail, memberInviteMail } from "../mail/templates";
 import { roleAccess, type Access } from "../permissions";
@@ -207,7 +208,7 @@ export async function rolesOf(env: Env, app: AppRow): Promise<RoleSummary[]> {
   if (!manifest) return [];
   const names = Object.keys(manifest.roles);
   if (names.length === 0) return [];
-  const counts = await roleCounts(env, app.id);
+  const [counts, grants] = await Promise.all([roleCounts(env, app.id), activeGrantCounts(env, app.id)]);
   return names.map((name) => {
     const role = manifest.roles[name];
     return {
@@ -221,8 +222,7 @@ export async function rolesOf(env: Env, app: AppRow): Promise<RoleSummary[]> {
         append_only: manifest.collections[collection].appendOnly,
       })),
       member_count: counts.get(name) ?? 0,
-      // Grant links are not issued by this relay yet, so none is ever active.
-      active_grant_count: 0,
+      active_grant_count: Object.hasOwn(grants, name) ? grants[name] : 0,
     };
   });
 }

@@ -8,6 +8,7 @@ import { db } from "../db/client";
 import { apps, appVersions } from "../db/apps-schema";
 import { appStore } from "./store";
 import { deleteAppAccess } from "../db/grant-links";
+import { deleteAppMembers } from "../db/members";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -20,6 +21,7 @@ export function purgeAfter(deletedAt: string): string {
 export async function purgeApp(env: Env, appId: string): Promise<void> {
   await appStore(env, appId).destroy();
   await deleteAppAccess(env, appId);
+  await deleteAppMembers(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

@@ -187,3 +187,11 @@ export async function acceptInvite(env: Env, token: string, humanId: string, ema
   ]);
   return spent.meta.changes === 1;
 }
+
+/** Memberships and invitations go with the app when it is purged. */
+export async function deleteAppMembers(env: Env, appId: string): Promise<void> {
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM app_members WHERE app_id = ?1").bind(appId),
+    env.DB.prepare("DELETE FROM app_invites WHERE app_id = ?1").bind(appId),
+  ]);
+}

@@ -253,6 +253,18 @@ describe("GET /v1/apps/:id/roles", () => {
     expect(byName.r1).toMatchObject({ label: "R1", member_count: 0, active_grant_count: 0 });
   });
 
+  it("counts live grant links per role", async () => {
+    const t = await team();
+    const minted = await json<{ id: string }>(await call(`${t.path}/grants`, { key: t.key, json: { role: "writer" } }), 201);
+    await json(await call(`${t.path}/grants`, { key: t.key, json: { role: "writer", mode: "once" } }), 201);
+    await json(await call(`${t.path}/grants`, { key: t.key, json: { role: "viewer" } }), 201);
+    const counts = async () => Object.fromEntries((await json<{ roles: Array<{ name: string; active_grant_count: number }> }>(
+      await call(`${t.path}/roles`, { key: t.key }), 200)).roles.map((r) => [r.name, r.active_grant_count]));
+    expect(await counts()).toMatchObject({ writer: 2, viewer: 1, reviewer: 0 });
+    expect((await call(`${t.path}/grants/${minted.id}`, { method: "DELETE", key: t.key })).status).toBeLessThan(300);
+    expect(await counts()).toMatchObject({ writer: 1, viewer: 1 });
+  });
+
   it("is an empty list when the manifest declares no roles", async () => {
     const t = await team("private", manifest());
     expect(await json(await call(`${t.path}/roles`, { session: t.who.human.session }), 200)).toEqual({ roles: [] });
@@ -303,6 +315,17 @@ describe("who may call the members routes", () => {
     const res = await call(`${t.path}/roles`, { method: "POST", key: t.key, json: {} });
     const e = await expectError(res, 405, "method_not_allowed");
     expect(e.details).toMatchObject({ allow: ["GET", "HEAD"] });
+  });
+
+  it("purging an app removes its memberships and invitations", async () => {
+    const t = await team();
+    await member(t, ["writer"]);
+    await invite(t);
+    await json(await call(t.path, { method: "DELETE", key: t.key }), 200);
+    await json(await call(`${t.path}/purge`, { method: "POST", key: t.key, json: {} }), 200);
+    const left = await state(t.app.app_id);
+    expect(left.members).toEqual([]);
+    expect(left.invites).toEqual([]);
   });
 
   it("an app deployed as public also has members", async () => {
