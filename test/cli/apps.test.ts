@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, fakeIp, mintClaimCode, relayUrl, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
+import { cleanupTempHomes, runCli, tempHome, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -30,33 +30,6 @@ function packageDir(m: Obj): string {
   return dir;
 }
 
-interface Agent {
-  cli(args: string[], options?: RunOptions): Promise<CliRun>;
-}
-
-/** A claimed agent, registered and claimed over HTTP from an address of its own. */
-async function claimedAgent(): Promise<Agent> {
-  const base = relayUrl();
-  const ip = fakeIp();
-  const reg = await fetch(`${base}/v1/register`, {
-    method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ name: "cli-apps-test" }),
-  });
-  expect(reg.status).toBe(201);
-  const key = ((await reg.json()) as { api_key: string }).api_key;
-  const code = await mintClaimCode(await signIn());
-  const claim = await fetch(`${base}/v1/agents/claim`, {
-    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
-  });
-  expect(claim.status).toBe(200);
-  const home = tempHome();
-  return { cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
-}
-
-function ok(run: CliRun): CliRun {
-  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
-  return run;
-}
-
 interface Created {
   app_id: string;
   slug: string;
@@ -64,16 +37,8 @@ interface Created {
   share_url?: string;
 }
 
-async function deploy(me: Agent, m: Obj, ...flags: string[]): Promise<Created> {
+async function deploy(me: CliAgent, m: Obj, ...flags: string[]): Promise<Created> {
   return ok(await me.cli(["deploy", packageDir(m), ...flags])).json<Created>();
-}
-
-function failed(run: CliRun, code: string) {
-  expect(run.code, run.stderr).toBe(1);
-  expect(run.stdout).toBe("");
-  const error = run.error();
-  expect(error.code).toBe(code);
-  return error;
 }
 
 afterAll(() => {
@@ -82,14 +47,14 @@ afterAll(() => {
 });
 
 describe("apps verbs", () => {
-  let me: Agent;
+  let me: CliAgent;
   let board: Created;
   let open: Created;
   let link: Created;
   const slug = `board-${Math.random().toString(36).slice(2, 8)}`;
 
   beforeAll(async () => {
-    me = await claimedAgent();
+    me = await claimedCliAgent("cli-apps-test");
     board = await deploy(me, manifest(), "--slug", slug);
     open = await deploy(me, manifest(["anyone"], "Open"), "--visibility", "public");
     link = await deploy(me, manifest(["owner"], "Linked"), "--visibility", "link");

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, cliPath, fakeIp, mintClaimCode, relayUrl, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
+import { cleanupTempHomes, cliPath, relayUrl, type RunOptions, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 type Row = { key: string; data: Obj; version: number; deleted_at: string | null };
@@ -63,42 +63,9 @@ function writeTemp(name: string, text: string): string {
   return file;
 }
 
-interface Agent {
-  key: string;
-  home: string;
-  cli(args: string[], options?: RunOptions): Promise<CliRun>;
-}
 
-/** A claimed agent, registered and claimed over HTTP from an address of its own. */
-async function claimedAgent(): Promise<Agent> {
-  const base = relayUrl();
-  const ip = fakeIp();
-  const reg = await fetch(`${base}/v1/register`, {
-    method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ name: "cli-data-test" }),
-  });
-  expect(reg.status).toBe(201);
-  const key = ((await reg.json()) as { api_key: string }).api_key;
-  const code = await mintClaimCode(await signIn());
-  const claim = await fetch(`${base}/v1/agents/claim`, {
-    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
-  });
-  expect(claim.status).toBe(200);
-  const home = tempHome();
-  return { key, home, cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
-}
 
-function ok(run: CliRun): CliRun {
-  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
-  return run;
-}
 
-function failed(run: CliRun, code: string) {
-  expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
-  expect(run.stdout).toBe("");
-  const error = run.error();
-  expect(error.code).toBe(code);
-  return error;
-}
 
 afterAll(() => {
   cleanupTempHomes();
@@ -106,14 +73,14 @@ afterAll(() => {
 });
 
 describe("data verbs", () => {
-  let me: Agent;
+  let me: CliAgent;
   let appId: string;
   const slug = `data-${Math.random().toString(36).slice(2, 8)}`;
   /** `service data <slug> <collection> ...` */
   const data = (collection: string, args: string[], options?: RunOptions) => me.cli(["data", slug, collection, ...args], options);
 
   beforeAll(async () => {
-    me = await claimedAgent();
+    me = await claimedCliAgent("cli-data-test");
     const dir = tempDir();
     mkdirSync(path.join(dir, "assets"));
     writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>data</h1>");

@@ -165,3 +165,50 @@ export async function decideDevice(human: Human, userCode: string, decision: "ap
   });
   expect(res.status, `POST /device answered ${res.status}`).toBe(303);
 }
+
+export interface CliAgent {
+  key: string;
+  home: string;
+  cli(args: string[], options?: RunOptions): Promise<CliRun>;
+}
+
+/**
+ * A claimed agent, registered and claimed over HTTP from an address of its own (the
+ * relay limits registrations per address), with its own CLI home.
+ */
+export async function claimedCliAgent(name = "cli-test"): Promise<CliAgent> {
+  const base = relayUrl();
+  const ip = fakeIp();
+  const reg = await fetch(`${base}/v1/register`, {
+    method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ name }),
+  });
+  expect(reg.status).toBe(201);
+  const key = ((await reg.json()) as { api_key: string }).api_key;
+  const code = await mintClaimCode(await signIn());
+  const claim = await fetch(`${base}/v1/agents/claim`, {
+    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
+  });
+  expect(claim.status).toBe(200);
+  const home = tempHome();
+  return { key, home, cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
+}
+
+/** Exit 0, or a failure message showing what the CLI printed. */
+export function ok(run: CliRun): CliRun {
+  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+  return run;
+}
+
+/**
+ * Exit 1 with exactly one error line of `code` on stderr (`warning:` lines aside). Unless
+ * `printed`, stdout must be empty: a failed command prints no result.
+ */
+export function failed(run: CliRun, code: string, { printed = false } = {}): ReturnType<CliRun["error"]> {
+  expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
+  if (!printed) expect(run.stdout).toBe("");
+  const errors = run.stderr.split("\n").filter((line) => line && !line.startsWith("warning: "));
+  expect(errors, run.stderr).toHaveLength(1);
+  const error = JSON.parse(errors[0]).error as ReturnType<CliRun["error"]>;
+  expect(error.code, run.stderr).toBe(code);
+  return error;
+}

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, cliPath, fakeIp, mintClaimCode, relayUrl, root, runCli, signIn, tempHome, type CliRun, type RunOptions } from "./helpers.ts";
+import { cleanupTempHomes, cliPath, relayUrl, root, runCli, tempHome, type CliRun, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -37,46 +37,13 @@ function manifest(): Obj {
 
 const dirs: string[] = [];
 
-interface Agent {
-  key: string;
-  cli(args: string[], options?: RunOptions): Promise<CliRun>;
-}
 
-async function claimedAgent(): Promise<Agent> {
-  const base = relayUrl();
-  const ip = fakeIp();
-  const reg = await fetch(`${base}/v1/register`, {
-    method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ name: "cli-watch-test" }),
-  });
-  expect(reg.status).toBe(201);
-  const key = ((await reg.json()) as { api_key: string }).api_key;
-  const code = await mintClaimCode(await signIn());
-  const claim = await fetch(`${base}/v1/agents/claim`, {
-    method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
-  });
-  expect(claim.status).toBe(200);
-  const home = tempHome();
-  return { key, cli: (args, options = {}) => runCli(home, args, { ...options, env: { SERVICE_URL: base, SERVICE_API_KEY: key, ...options.env } }) };
-}
 
-function ok(run: CliRun): CliRun {
-  expect(run.code, `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
-  return run;
-}
 
-/** Exit 1 with one error line on stderr (`warning:` lines from long-poll retries aside). */
-function failed(run: CliRun, code: string) {
-  expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(1);
-  const errors = run.stderr.split("\n").filter((line) => line && !line.startsWith("warning: "));
-  expect(errors, run.stderr).toHaveLength(1);
-  const error = JSON.parse(errors[0]).error as ReturnType<CliRun["error"]>;
-  expect(error.code, run.stderr).toBe(code);
-  return error;
-}
 
 /** A run that printed entries, then ended with the error `code`. */
 function endedWith(run: CliRun, code: string): CliRun {
-  failed(run, code);
+  failed(run, code, { printed: true });
   return run;
 }
 
@@ -96,7 +63,7 @@ afterAll(() => {
 });
 
 describe("apps watch against the relay (long-poll fallback)", () => {
-  let me: Agent;
+  let me: CliAgent;
   let appId: string;
   const slug = `watch-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -109,7 +76,7 @@ describe("apps watch against the relay (long-poll fallback)", () => {
   }
 
   beforeAll(async () => {
-    me = await claimedAgent();
+    me = await claimedCliAgent("cli-watch-test");
     const dir = mkdtempSync(path.join(tmpdir(), "service-watch-test-"));
     dirs.push(dir);
     mkdirSync(path.join(dir, "assets"));
