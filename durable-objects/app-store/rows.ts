@@ -69,6 +69,20 @@ export interface WriteContext {
 
 export const RESTORE_WINDOW_DAYS = 30;
 const KEY_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
+/**
+ * How deeply row data may nest. Deeper values overflow the stack when they cross RPC and
+ * are past what SQLite's JSON functions read (a stored one would break every query of
+ * its collection).
+ */
+export const MAX_DATA_DEPTH = 100;
+
+/** Whether a JSON value nests deeper than `limit` arrays/objects (stops looking as soon as it does). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit <= 0) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => nestsDeeperThan(child, limit - 1));
+}
 
 const author = (kind: string, id: string) => ({ kind, id }) as Author;
 
@@ -385,6 +399,9 @@ export class Rows {
 
   private checkData(col: CompiledCollection, data: unknown): string {
     if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+    if (nestsDeeperThan(data, MAX_DATA_DEPTH)) {
+      throw new RelayError("invalid_request", `Row data may nest at most ${MAX_DATA_DEPTH} arrays or objects deep.`, { field: "data", limit: MAX_DATA_DEPTH });
+    }
     const result = validateRow(this.manifest, col.name, data);
     if (!result.ok) {
       throw new RelayError("row_schema_violation", `The row does not match the schema of "${col.name}": ${result.errors[0]?.path || "/"} ${result.errors[0]?.message ?? ""}`.trim(),

@@ -2,13 +2,14 @@
  * Calling an app's AppStore from a route: the context every call carries (app, live
  * version, the caller as a permission principal) and turning the store's plain results
  * back into catalogue errors. The principal is built here, in one place, from whoever
- * the auth middleware resolved.
+ * the auth middleware resolved. Row data too deep to cross RPC is refused here first.
  */
 import { RelayError } from "../errors";
 import type { Principal } from "../permissions";
 import type { AppRow } from "../db/apps";
 import type { AppContext } from "../http/types";
 import type { CallContext, Outcome } from "../../durable-objects/app-store/app-store";
+import { MAX_DATA_DEPTH, nestsDeeperThan } from "../../durable-objects/app-store/rows";
 
 export function principalOf(c: AppContext): Principal {
   const credential = c.get("credential");
@@ -23,6 +24,16 @@ export function principalOf(c: AppContext): Principal {
 export function storeCall(c: AppContext, app: AppRow): CallContext {
   if (app.currentVersion === null) throw new RelayError("conflict", "This app has no live version.");
   return { appId: app.id, version: app.currentVersion, principal: principalOf(c) };
+}
+
+/**
+ * Refuses row data nested deeper than the store accepts, before it is sent: a value that
+ * deep overflows the stack of the RPC serializer (a 500 otherwise).
+ */
+export function requireShallow(data: unknown, field: string): void {
+  if (nestsDeeperThan(data, MAX_DATA_DEPTH)) {
+    throw new RelayError("invalid_request", `Row data may nest at most ${MAX_DATA_DEPTH} arrays or objects deep.`, { field, limit: MAX_DATA_DEPTH });
+  }
 }
 
 export function unwrap<T>(outcome: Outcome<T>): T {

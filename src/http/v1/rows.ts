@@ -11,7 +11,7 @@ import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
-import { storeCall, unwrap } from "../../apps/store-call";
+import { requireShallow, storeCall, unwrap } from "../../apps/store-call";
 import { ownedApp, requireLive } from "./app-access";
 import { errors } from "./schemas";
 
@@ -91,6 +91,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.rows.length > cap) throw new RelayError("invalid_request", `At most ${cap} rows per batch; got ${body.rows.length}.`, { field: "rows", limit: cap });
     if (body.on && body.rows.some((r) => r.key !== undefined)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
+    body.rows.forEach((r, i) => requireShallow(r.data, `rows.${i}.data`));
     const t = await target(c);
     return c.json(unwrap(await t.store.batchCreate(t.call, t.collection, { rows: body.rows, on: body.on })));
   });
@@ -136,6 +137,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     if (body.data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+    requireShallow(body.data, "data");
     const t = await target(c);
     const result = unwrap(await t.store.createRow(t.call, t.collection, body));
     return c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200);
@@ -157,6 +159,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     if (body.data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+    requireShallow(body.data, "data");
     const t = await target(c);
     return c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key")!, body)) });
   });
