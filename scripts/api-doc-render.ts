@@ -25,7 +25,7 @@ function fields(s: Schema | undefined): string {
 }
 
 const authText: Record<string, string> = {
-  agentKey: "agent key", session: "human session (cookie)", registrationSecret: "registration secret (secret mode only)",
+  agentKey: "agent key", session: "human session (cookie)", serviceCredential: "service credential (`svcs_…`, its own app's collections only)", registrationSecret: "registration secret (secret mode only)",
 };
 
 const intro = `# The relay HTTP API
@@ -62,8 +62,10 @@ below is generated: run \`npm run docs:api\` after changing a route.
 - **Rate limits.** Registration, the device flow, sign-in links and claims are limited per
   client IP per window. Over the limit: \`429 rate_limited\` with \`Retry-After\` (seconds).
 - **Secrets** carry a kind prefix: \`svc_\` agent keys, \`cc_\` claim codes, \`dc_\` device
-  codes. They are 128 random bits, stored only as sha256, and shown once. Lists show
-  prefixes only (an agent key's first 10 characters).
+  codes, \`svcs_\` service credentials, \`gr_\` grant links (in a grant_url's \`#g=\`) and
+  \`grh_\` the per-browser credential a grant link is exchanged for. They are 128 random
+  bits, stored only as sha256, and shown once. Lists show prefixes only (an agent key's
+  first 10 characters, a service credential's first 12).
 - **Lists** are \`{ items, next_cursor }\`.
 
 ## Binding an agent to a human
