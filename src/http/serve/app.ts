@@ -45,7 +45,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   sdkRoutes(app);
   socketRoutes(app);
   dataRoutes(app);
-  app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
+  app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/session; use GET, POST.`, { method: c.req.method, allow: ["GET", "HEAD", "POST"] }, { Allow: "GET, HEAD, POST" })));
