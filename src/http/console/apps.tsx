@@ -30,6 +30,11 @@ async function myApp(c: AppContext, human: HumanPrincipal): Promise<AppRow> {
   return app;
 }
 
+/** Opens an app signed in: /authorize hands this person a session for the app's own origin. */
+function openHref(app: AppRow): string {
+  return `/authorize?app=${encodeURIComponent(app.slug)}`;
+}
+
 function Roles({ roles }: { roles: string[] }) {
   return roles.length ? <>{roles.map((r) => <><code>{r}</code> </>)}</> : <span class="muted">none</span>;
 }
@@ -37,11 +42,15 @@ function Roles({ roles }: { roles: string[] }) {
 async function appsList(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return toSignIn(c, "/console/apps");
-  const cfg = config(c.env);
   const owned = await listApps(c.env, human.humanId, { status: "live", limit: 1000 });
   const joined = await appsJoinedBy(c.env, human.humanId);
+  const justJoined = c.req.query("flash") === "joined" ? joined.find((j) => j.app.id === c.req.query("app")) : undefined;
   return renderPage(c, 200, "Your apps", (
     <>
+      {justJoined ? (
+        <p class="flash" role="status" id="flash">You joined {justJoined.app.slug}.{" "}
+          <a id="open-joined" href={openHref(justJoined.app)}>Open {justJoined.app.slug}</a></p>
+      ) : null}
       <section aria-labelledby="owned-heading">
         <h2 id="owned-heading">Apps you own</h2>
         {owned.length ? (
@@ -49,7 +58,7 @@ async function appsList(c: AppContext): Promise<Response> {
             <thead><tr><th scope="col">App</th><th scope="col">Visibility</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col">Actions</th></tr></thead>
             <tbody>{owned.map((app) => (
               <tr data-app-id={app.id} data-role="owner">
-                <th scope="row"><a href={appUrl(cfg, app.slug)}>{app.slug}</a></th>
+                <th scope="row"><a href={openHref(app)}>{app.slug}</a></th>
                 <td>{app.visibility}</td>
                 <td>{app.status}</td>
                 <td>owner</td>
@@ -66,7 +75,7 @@ async function appsList(c: AppContext): Promise<Response> {
             <thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">Custom roles</th><th scope="col">Joined</th></tr></thead>
             <tbody>{joined.map((j) => (
               <tr data-app-id={j.app.id} data-role="member">
-                <th scope="row"><a href={appUrl(cfg, j.app.slug)}>{j.app.slug}</a></th>
+                <th scope="row"><a href={openHref(j.app)}>{j.app.slug}</a></th>
                 <td>member</td>
                 <td><Roles roles={j.customRoles} /></td>
                 <td><When iso={j.joinedAt} /></td>
@@ -141,7 +150,7 @@ async function appPage(c: AppContext, human: HumanPrincipal, app: AppRow, status
   return renderPage(c, status, `Members of ${app.slug}`, (
     <>
       <Flash text={flash ? flash(known) : null} />
-      <p><a href={appUrl(config(c.env), app.slug)} id="open-app">Open the app</a> · <a href="/console/apps">All your apps</a></p>
+      <p><a href={openHref(app)} id="open-app">Open the app</a> · <code>{appUrl(config(c.env), app.slug)}</code> · <a href="/console/apps">All your apps</a></p>
       <section aria-labelledby="members-heading">
         <h2 id="members-heading">People on this app</h2>
         <table id="members">

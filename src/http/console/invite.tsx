@@ -3,7 +3,7 @@
  * page offers to mail a sign-in link to the invited address and come back here. Signed
  * in as the invited address, it asks to accept (a form: opening a link never changes
  * anything, so mail scanners that prefetch links accept nothing); accepting makes the
- * person a member and sends them through `/authorize` into the app. Signed in as someone
+ * person a member and leads them (a link through `/authorize`) into the app. Signed in as someone
  * else, it says so and changes nothing. A spent, replaced or expired invitation is 410.
  */
 import { RelayError } from "../../errors";
@@ -74,7 +74,10 @@ async function accept(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return seeOther(c, `/invite?token=${encodeURIComponent(token)}`);
   const { app } = await acceptInvitation(c.env, token, { humanId: human.humanId, email: human.email });
-  return seeOther(c, `/authorize?app=${encodeURIComponent(app.slug)}`);
+  // Not straight to /authorize: the console's `form-action 'self'` also governs where a
+  // form's redirects may lead, and /authorize ends on the app's own origin. The next page
+  // links there instead.
+  return seeOther(c, `/console/apps?flash=joined&app=${encodeURIComponent(app.id)}`);
 }
 
 export function invitePages(route: PageRoute): void {

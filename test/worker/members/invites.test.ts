@@ -1,7 +1,7 @@
 // The invitation lifecycle: an owner invites an address with no account; the mailed
 // link opens /invite, which (signed out) mails a sign-in link back to the same page;
 // signed in as the invited address the person accepts and becomes a member with the
-// invited roles, then goes through /authorize into the app. Refusals: a spent link
+// invited roles, then follows a link through /authorize into the app. Refusals: a spent link
 // (replay), an expired one, a refreshed one, a withdrawn one, a deleted app (410 gone),
 // and someone signed in with another address (403, and the invitation stays usable).
 import { env } from "cloudflare:test";
@@ -97,7 +97,7 @@ describe("accepting an invitation (API)", () => {
 });
 
 describe("accepting an invitation in the console", () => {
-  it("signed out → sign-in link back to /invite → accept → /authorize into the app", async () => {
+  it("signed out → sign-in link back to /invite → accept → a link through /authorize into the app", async () => {
     const t = await team();
     const inv = await invite(t, ["writer"]);
     const { url } = await inviteLink(inv.email);
@@ -134,7 +134,9 @@ describe("accepting an invitation in the console", () => {
 
     const accepted = await call("/invite", { method: "POST", session, ...form({ token: inv.token }) });
     expect(accepted.status).toBe(303);
-    expect(accepted.headers.get("location")).toBe(`/authorize?app=${t.app.slug}`);
+    expect(accepted.headers.get("location")).toBe(`/console/apps?flash=joined&app=${t.app.app_id}`);
+    const joined = await (await call(accepted.headers.get("location")!, { session })).text();
+    expect(joined).toContain(`<a id="open-joined" href="/authorize?app=${t.app.slug}">`);
     const members = await listMembers(t);
     expect(members[1]).toMatchObject({ email: inv.email, customRoles: ["writer"] });
 
