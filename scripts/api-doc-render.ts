@@ -93,12 +93,39 @@ the session. In development mode, the mail is kept at
 \`GET /__dev/mail?to=<address>\` → \`{ messages: [{ id, to, subject, text, html, created_at }] }\`,
 newest first.
 
+## Members and invitations
+
+An app's owner (or their agent) adds people by email with \`POST /v1/apps/:id/members\`.
+Someone who already has an account becomes a member at once (\`201 { member }\`; \`200\`
+when they already were one). Anyone else is mailed an invitation and the answer is
+\`200 { ok: true, invited, expires_at }\`. The invitation link
+(\`{API_ORIGIN}/invite?token=inv_…\`) works once, for 7 days, and only for a session of the
+invited address: opening it signed out offers a sign-in link back to it, and accepting
+(the page's form, or \`POST /v1/self/invites/accept { token }\`) creates the membership.
+A spent, replaced (the address was invited again) or expired link answers \`410 gone\`;
+another signed-in address gets \`403 forbidden\` and the invitation stays usable. A relay
+that cannot send mail (production without the \`MAIL\` binding or \`MAIL_FROM\`) answers
+\`503 auth_provider_unavailable\` to an invitation; adding an existing account needs no mail.
+
+Member rows are camelCase (\`{ humanId, email, role, customRoles, customRole, createdAt }\`,
+\`customRole\` being the first of \`customRoles\` or null) while the request field is
+\`custom_roles\`. The owner is listed first with \`role: "owner"\` and cannot be re-roled or
+removed (\`409 conflict\`). Custom roles must be declared by the live manifest (built-in
+names and undeclared roles are \`400 invalid_request\`), at most 8 per member. A member signs
+in to the app's own origin through \`/authorize\` and gets an app session of kind
+\`member\` carrying their roles, re-checked on every request: new roles apply at once, and
+removal refuses their next request. Adding someone back does not revive app sessions
+issued before. \`GET /v1/apps/:id/roles\` computes each role's per-collection
+\`member_access\` and \`grant_access\` with the permission engine itself.
+
 ## Other paths on the API origin
 
 | path | what |
 |---|---|
 | \`GET /\` | the owner console (sign-in at \`/signin\`) |
 | \`GET /device?code=\` | the device-approval page |
+| \`GET /console/apps\` | the apps I own or joined; \`/console/apps/<id>\`: an owned app's members |
+| \`GET /invite?token=\` | accept an app invitation (after signing in as the invited address) |
 | \`GET /docs/errors\` | every error code, with an anchor per code |
 | \`GET /skills/service/SKILL.md\` | the agents' guide (markdown), no credential |
 | \`GET /skills/service/SKILL.md/version\` | \`{ version }\` |

@@ -41,7 +41,8 @@ const roleSchema = z.object({
 }).meta({ title: "Role" });
 
 const unavailable = { 503: { description: "auth_provider_unavailable: the relay cannot send mail" } };
-const gone = { 410: { description: "soft_deleted (the app is in the trash) or gone (the invitation is spent, replaced or expired)" } };
+const gone = { 410: { description: "soft_deleted: the app is in the trash" } };
+const inviteGone = { 410: { description: "gone: the invitation is unknown, spent, replaced by a newer one, or expired (or its app was deleted)" } };
 
 export function memberRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
@@ -51,7 +52,7 @@ export function memberRoutes(app: Hono<AppEnv>): void {
     responses: {
       201: { description: "A new member", schema: z.object({ member: memberSchema }) },
       200: {
-        description: "Already a member (given custom_roles replace theirs), or an invitation was mailed",
+        description: "Either `{ member }` (already a member; given custom_roles replace theirs) or `{ ok: true, invited, expires_at }` (an invitation was mailed)",
         schema: z.union([z.object({ member: memberSchema }), z.object({ ok: z.literal(true), invited: z.string(), expires_at: isoTime })]),
       },
       ...errors(400, 401, 403, 404, 409), ...gone, ...unavailable,
@@ -145,7 +146,7 @@ export function memberRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ token: z.string().min(1).max(200) }),
     responses: {
       200: { description: "Now a member", schema: z.object({ app_id: z.string(), slug: z.string(), url: z.string(), member: memberSchema.nullable() }) },
-      ...errors(400, 401, 403), ...gone,
+      ...errors(400, 401, 403), ...inviteGone,
     },
   }, async (c, { body }) => {
     const human = c.get("human");
