@@ -67,8 +67,8 @@ export interface AppStoreApi {
   usage(): Promise<AppStoreUsage>;
   destroy(): Promise<void>;
   schemaVersion(): Promise<number>;
-  /** Ends every app feed socket (the app went dormant or suspended, or callers must re-authenticate); returns how many. */
-  closeWatchers(reason: CloseReason): Promise<number>;
+  /** Ends the app feed sockets — all, or one person's (the app went dormant or suspended, access changed); returns how many. */
+  closeWatchers(reason: CloseReason, only?: { humanId: string }): Promise<number>;
 }
 
 export class AppStore extends DurableObject<Env> implements AppStoreApi {
@@ -344,8 +344,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.watchers.error(ws);
   }
 
-  async closeWatchers(reason: CloseReason): Promise<number> {
-    return this.watchers.closeAll(reason);
+  async closeWatchers(reason: CloseReason, only?: { humanId: string }): Promise<number> {
+    return this.watchers.closeAll(reason, only);
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */

@@ -44,6 +44,8 @@ export interface SocketHandoff {
   version: number;
   principal: Principal;
   hello: HelloFacts;
+  /** When the credential the socket was opened with stops holding (ms since the epoch), if it expires. */
+  expiresAt?: number;
 }
 
 /** Why every socket of the app is being closed (the Worker decides; see closeAll). */
@@ -53,7 +55,8 @@ export type CloseReason = "dormant" | "suspended" | "reconnect";
  * Per-socket state, in the socket's attachment (at most 2 KiB; survives hibernation).
  * `c`: the cursor the socket's last `sub` brought it to; `l`: caught up, so live entries
  * are pushed to it (false until its first complete `sub`, and while it pages through a
- * truncated backlog, so pushed entries can never overtake the pages it still asks for).
+ * truncated backlog, so pushed entries can never overtake the pages it still asks for);
+ * `x`: when its credential expires — past it, the socket is closed instead of served.
  */
 interface SocketState {
   a: string;
@@ -61,7 +64,11 @@ interface SocketState {
   p: Principal;
   c: number;
   l: boolean;
+  x?: number;
 }
+
+/** The close code for a socket whose app session expired: reconnect with a fresh credential. */
+export const EXPIRED_CLOSE_CODE = 4001;
 
 export interface WatchHost {
   /** The compiled manifest of `version` (loaded from D1 once per version). */
@@ -178,7 +185,10 @@ export class Watchers {
     }
     const [client, server] = Object.values(new WebSocketPair());
     this.ctx.acceptWebSocket(server, this.tags(manifest, handoff.principal, handoff.version));
-    const initial: SocketState = { a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false };
+    const initial: SocketState = {
+      a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false,
+      ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
+    };
     try {
       server.serializeAttachment(initial);
     } catch {
@@ -196,6 +206,7 @@ export class Watchers {
       ws.close(1011, "lost socket state");
       return;
     }
+    if (this.expired(ws, s)) return;
     let frame: { type?: unknown; since?: unknown };
     try {
       frame = JSON.parse(typeof raw === "string" ? raw : new TextDecoder().decode(raw)) as typeof frame;
@@ -245,6 +256,18 @@ export class Watchers {
     this.remember(ws, { ...s, c: cursor, l: !truncated });
   }
 
+  /** Closes a socket whose credential expired; true when it did. */
+  private expired(ws: WebSocket, s: SocketState): boolean {
+    if (s.x === undefined || Date.now() < s.x) return false;
+    send(ws, errorFrame("unauthorized", "The app session this socket was opened with has expired; sign in again and reconnect."));
+    try {
+      ws.close(EXPIRED_CLOSE_CODE, "session expired");
+    } catch {
+      // Already closing.
+    }
+    return true;
+  }
+
   private remember(ws: WebSocket, s: SocketState): void {
     try {
       ws.serializeAttachment(s);
@@ -274,6 +297,7 @@ export class Watchers {
    * every live socket is told to re-list.
    */
   afterCommit(entries: FeedEntry[], current: { version: number; manifest: CompiledManifest } | null): void {
+    if (this.ctx.getWebSockets().length === 0) return;
     if (entries.length === 0) {
       for (const ws of this.ctx.getWebSockets()) if (state(ws)?.l) send(ws, '{"type":"resync"}');
       return;
@@ -285,7 +309,7 @@ export class Watchers {
     const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
     for (const ws of sockets) {
       const s = state(ws);
-      if (!s || !s.l) continue;
+      if (!s || !s.l || this.expired(ws, s)) continue;
       const key = readerKey(s.p);
       let group = groups.get(key);
       if (!group) {
@@ -305,9 +329,17 @@ export class Watchers {
     }
   }
 
-  /** Ends every socket: `_dormant` / `_suspended` (terminal), or a plain close asking clients to reconnect and re-authenticate. */
-  closeAll(reason: CloseReason): number {
-    const sockets = this.ctx.getWebSockets();
+  /**
+   * Ends every socket — or only those of one person (`only.humanId`: say, a member who was
+   * removed): `_dormant` / `_suspended` (terminal), or a plain close (1012) asking clients
+   * to reconnect and so re-authenticate.
+   */
+  closeAll(reason: CloseReason, only?: { humanId: string }): number {
+    const sockets = this.ctx.getWebSockets().filter((ws) => {
+      if (!only) return true;
+      const p = state(ws)?.p;
+      return !!p && (p.kind === "owner" || p.kind === "member") && p.humanId === only.humanId;
+    });
     for (const ws of sockets) {
       if (reason !== "reconnect") send(ws, JSON.stringify({ type: `_${reason}` }));
       try {

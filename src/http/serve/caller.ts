@@ -52,6 +52,8 @@ export interface PageSession {
 export interface PageCaller {
   principal: Principal;
   session: PageSession;
+  /** When the presented app session expires (ISO time); long-lived sockets end then. */
+  expiresAt?: string;
 }
 
 function authorizeUrl(env: object, served: ServedApp): string {
@@ -119,7 +121,7 @@ export async function resolveCaller(env: Env, served: ServedApp, policy: ServedP
     const principal: Principal = access.kind === "owner"
       ? { kind: "owner", humanId: claims.humanId }
       : { kind: "member", humanId: claims.humanId, roles: access.roles };
-    return { principal, session: { kind: access.kind, humanId: claims.humanId, visitorId: null } };
+    return { principal, session: { kind: access.kind, humanId: claims.humanId, visitorId: null }, expiresAt: claims.expiresAt };
   }
 
   if (creds.grant !== undefined) {

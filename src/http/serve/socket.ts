@@ -55,7 +55,10 @@ async function openSocket(c: ServeContext): Promise<Response> {
     session: caller.session,
     auth: { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` },
   };
-  const handoff: SocketHandoff = { appId: app.id, version: app.currentVersion!, principal: caller.principal, hello };
+  const handoff: SocketHandoff = {
+    appId: app.id, version: app.currentVersion!, principal: caller.principal, hello,
+    ...(caller.expiresAt ? { expiresAt: Date.parse(caller.expiresAt) } : {}),
+  };
   const stub = c.env.APP_STORE.get(c.env.APP_STORE.idFromName(app.id));
   return stub.fetch("https://app-store.internal/_svc/ws", {
     headers: { Upgrade: "websocket", [SOCKET_HANDOFF_HEADER]: encodeURIComponent(JSON.stringify(handoff)) },

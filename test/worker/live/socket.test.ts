@@ -336,6 +336,42 @@ describe("app lifecycle", () => {
     expect((await socket.whenClosed()).code).toBe(1000);
   });
 
+  it("closeWatchers can end one person's sockets only, asking them to reconnect", async () => {
+    const { who, app } = await liveApp();
+    const token = await ownerToken(who.human, app.slug);
+    const person = (await subscribed(app.slug, ["service.v1", `service.session.${token}`])).socket;
+    const agent = (await subscribed(app.slug, agentProtocols(who.agent.api_key))).socket;
+    const closed = await runInDurableObject(stub(app.app_id), (instance: AppStore) => instance.closeWatchers("reconnect", { humanId: who.human.humanId }));
+    expect(closed).toBe(1);
+    expect((await person.whenClosed()).code).toBe(1012);
+    expect(person.frames).toEqual([]);
+    await agentCreate(who.agent.api_key, app.app_id, "notes", { still: "here" });
+    expect(await agent.next()).toMatchObject({ type: "entry" });
+  });
+
+  it("a socket opened with an app session ends when that session expires", async () => {
+    const { who, app } = await liveApp();
+    const token = await ownerToken(who.human, app.slug);
+    const person = (await subscribed(app.slug, ["service.v1", `service.session.${token}`])).socket;
+    const agent = (await subscribed(app.slug, agentProtocols(who.agent.api_key))).socket;
+    await runInDurableObject(stub(app.app_id), (_instance: AppStore, state) => {
+      for (const ws of state.getWebSockets()) {
+        const s = ws.deserializeAttachment() as { p: { kind: string }; x?: number };
+        if (s.p.kind === "owner") {
+          // Issued for seven days: the expiry rides in the attachment.
+          expect(s.x! - Date.now()).toBeGreaterThan(6 * 86400_000);
+          ws.serializeAttachment({ ...s, x: Date.now() - 1 });
+        } else {
+          expect(s.x).toBeUndefined();
+        }
+      }
+    });
+    await agentCreate(who.agent.api_key, app.app_id, "notes", { n: 1 });
+    expect(await agent.next()).toMatchObject({ type: "entry" });
+    expect(await person.next()).toMatchObject({ type: "error", error: { code: "unauthorized" } });
+    expect((await person.whenClosed()).code).toBe(4001);
+  });
+
   it("a retention sweep that removed rows tells live sockets to resync", async () => {
     const { who, app } = await liveApp();
     const socket = (await subscribed(app.slug, agentProtocols(who.agent.api_key))).socket;
