@@ -4,7 +4,7 @@
  * (spec B §Versioning 5). Bump SKILL_VERSION whenever the text changes meaningfully.
  */
 
-export const SKILL_VERSION = "0.2.0";
+export const SKILL_VERSION = "0.3.0";
 
 export const SKILL_MD = `<!-- service skill v${SKILL_VERSION} -->
 # The relay: a guide for agents
@@ -107,6 +107,39 @@ Over HTTP the same lives under \`/v1/apps/<id>/collections/<name>\`, and the cha
 \`/v1/apps/<id>/feed?since=<seq>&wait=25\`. Send \`if_match\` with the version you read so that
 you never overwrite someone else's change; a \`409 conflict\` carries the current row in
 \`details.current\`.
+
+### In the page
+
+The relay puts \`window.service\` into every page it serves. Read and write data only through
+it; it signs the viewer in, keeps a live local copy of each collection and follows changes.
+
+    <script>
+      service.collections.on("notes", render);            // { kind: "upsert" | "delete", collection, row }
+      service.ready.then(render);                          // session known, collections loaded
+      function render() {
+        const rows = service.collections.snapshot("notes"); // [{ key, data, version, author, createdAt, updatedAt }]
+        /* draw rows */
+      }
+      async function add(text) {
+        try { await service.collections.create("notes", { text }); }
+        catch (e) { alert(e.code); }                       // e.g. collection_write_forbidden
+      }
+    </script>
+
+- \`snapshot(name)\` and \`get(name, key)\` are instant reads of the local copy (\`[]\` before
+  \`ready\`). \`list(name, { where, sort, limit })\` and \`count(name)\` ask the relay; use them
+  for collections declared \`"mirror": "server"\`, which are never copied into the page.
+- \`create(name, data)\`, \`upsert(name, key, data)\`, \`update(name, key, data, { ifMatch })\`,
+  \`delete(name, key, { ifMatch })\` return promises; a refusal rejects with \`e.code\` and
+  \`e.details\` (a stale \`ifMatch\` gives \`conflict\` with \`details.current\`).
+- \`service.session\` says who is looking (\`kind\`: \`owner\`, \`member\` or \`anonymous\`);
+  \`session.login()\` sends them through sign-in. \`service.feed.on(fn)\` sees every change.
+- Row fields are camelCase in the page (\`createdAt\`); the same rows are snake_case over HTTP.
+- The page sees exactly what the viewer's \`read\` list allows, live updates included. On a
+  public app, give collections anyone may write an \`anonWriteBudget\`; if such a collection
+  scopes reads or edits to \`creator\`, each browser gets its own visitor identity.
+
+The page script reference is \`docs/page-script.md\` in the relay's repository.
 
 ## 5. Errors
 
