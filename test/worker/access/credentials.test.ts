@@ -160,6 +160,19 @@ describe("listing", () => {
     expect(list[1].created_at).toMatch(ISO);
   });
 
+  it("reads one credential by id, never its token; unknown ids are 404, a credential token is 401", async () => {
+    const app = await setup();
+    const minted = await app.mint({ grants: [{ collection: "notes", ops: ["read"] }], label: "one" });
+    const res = await app.call(`${app.credentials}/${minted.id}`);
+    const text = await res.clone().text();
+    expect(text).not.toContain(minted.token);
+    const one = await json<CredentialView>(res, 200);
+    expect(Object.keys(one).sort()).toEqual(CREDENTIAL_VIEW_KEYS);
+    expect(one).toMatchObject({ id: minted.id, label: "one", token_prefix: minted.token_prefix });
+    await expectError(await app.call(`${app.credentials}/cred_missing`), 404, "not_found");
+    await expectError(await app.withToken(minted.token, `${app.credentials}/${minted.id}`), 401, "unauthorized");
+  });
+
   it("records last use", async () => {
     const app = await setup();
     const minted = await app.mint({ grants: [{ collection: "notes", ops: ["read"] }] });

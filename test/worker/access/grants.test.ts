@@ -222,6 +222,18 @@ describe("listing and revoking", () => {
   });
 });
 
+describe("wrong verbs", () => {
+  it("answers 405 with Allow on the grant routes", async () => {
+    const app = await setup();
+    const put = await app.call(app.grants, { method: "PUT", json: {} });
+    expect(put.headers.get("allow")).toContain("POST");
+    await expectError(put, 405, "method_not_allowed");
+    const patch = await app.call(`${app.grants}/grant_x`, { method: "PATCH", json: {} });
+    expect(patch.headers.get("allow")).toBe("DELETE");
+    await expectError(patch, 405, "method_not_allowed");
+  });
+});
+
 describe("the exchange on the app origin", () => {
   it("a once link is claimed by the first browser; another browser is refused; the first browser's repeat is free", async () => {
     const app = await setup();
