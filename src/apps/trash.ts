@@ -9,6 +9,7 @@ import { apps, appVersions } from "../db/apps-schema";
 import { appStore } from "./store";
 import { deleteAppAccess } from "../db/grant-links";
 import { deleteAppMembers } from "../db/members";
+import { deleteAppAccountData } from "../account/app-data";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -22,6 +23,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await appStore(env, appId).destroy();
   await deleteAppAccess(env, appId);
   await deleteAppMembers(env, appId);
+  await deleteAppAccountData(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

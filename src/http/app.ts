@@ -15,6 +15,8 @@ import { deviceRoutes } from "./v1/device";
 import { agentRoutes } from "./v1/agents";
 import { humanAuthRoutes } from "./v1/human-auth";
 import { selfRoutes } from "./v1/self";
+import { selfAppRoutes } from "./v1/self-apps";
+import { selfAccountRoutes } from "./v1/self-account";
 import { deployRoutes } from "./v1/deploy";
 import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
@@ -23,6 +25,9 @@ import { feedRoutes } from "./v1/feed";
 import { credentialRoutes } from "./v1/credentials";
 import { grantRoutes } from "./v1/grants";
 import { memberRoutes } from "./v1/members";
+import { transferRoutes } from "./v1/transfer";
+import { orgRoutes } from "./v1/orgs";
+import { appTokenRoutes } from "./v1/app-tokens";
 import { docsRoutes } from "./docs";
 import { devMailRoutes } from "./dev-mail";
 import { skillRoutes } from "./skill";
@@ -52,6 +57,8 @@ export function buildApp(): Hono<AppEnv> {
   agentRoutes(app);
   humanAuthRoutes(app);
   selfRoutes(app);
+  selfAppRoutes(app); // /v1/self/apps/recent and /deleted before /v1/self/apps/:appId/*
+  selfAccountRoutes(app);
   appReviewRoutes(app); // before appRoutes: /v1/apps/advisories must win over /v1/apps/:id
   deployRoutes(app);
   appRoutes(app);
@@ -60,6 +67,9 @@ export function buildApp(): Hono<AppEnv> {
   credentialRoutes(app);
   grantRoutes(app);
   memberRoutes(app);
+  transferRoutes(app);
+  orgRoutes(app);
+  appTokenRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   skillRoutes(app);

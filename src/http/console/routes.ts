@@ -15,6 +15,8 @@ import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
 import { appsPages } from "./apps";
 import { invitePages } from "./invite";
+import { transferPages } from "./transfer";
+import { accountDeletePages } from "./account-delete";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -32,6 +34,8 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   authorizePages(route);
   appsPages(route);
   invitePages(route);
+  transferPages(route);
+  accountDeletePages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }

@@ -24,6 +24,7 @@ import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { findAgentByKey } from "../../db/agents";
 import { shareTokenMatches } from "../../apps/share";
+import { previewTokenValid } from "../../apps/preview";
 import { grantInvalid, grantPrincipalFor, isGrantHolderToken } from "../../apps/grant-links";
 import type { Principal } from "../../permissions";
 import { appAccessFor } from "./access";
@@ -131,7 +132,8 @@ export async function resolveCaller(env: Env, served: ServedApp, policy: ServedP
     return { principal, session: { kind: "anonymous", humanId: null, visitorId: null } };
   }
 
-  if (app.visibility === "private") {
+  // A live preview token (src/apps/preview.ts, sent like a share pass) admits an anonymous viewer to a private app.
+  if (app.visibility === "private" && !(creds.share !== undefined && await previewTokenValid(env, app.id, creds.share))) {
     throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.", { authorize_url: authorizeUrl(env, served) });
   }
   if (app.visibility === "link" && !(creds.share !== undefined && await shareTokenMatches(creds.share, app.shareTokenHash))) {

@@ -67,7 +67,7 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
     if (viewer.rejected && viewer.kind === "anonymous" && c.req.header("authorization") !== undefined) {
       throw new RelayError("unauthorized", "The app session is expired, revoked or for another app; sign in again.");
     }
-    if (served.app.visibility === "private" && viewer.kind === "anonymous") {
+    if (served.app.visibility === "private" && viewer.kind === "anonymous" && !viewer.share) {
       throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.",
         { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` });
     }

@@ -7,6 +7,7 @@
  */
 import { config } from "../../config";
 import { shareTokenMatches } from "../../apps/share";
+import { isPreviewToken, previewTokenValid } from "../../apps/preview";
 import { appAccessFor, type AppAccessKind } from "./access";
 import { ServeRefusal, type ServeContext, type ServedApp } from "./context";
 import { signingKeys, verifyAppSession } from "./tokens";
@@ -18,7 +19,7 @@ export interface Viewer {
   humanId: string | null;
   /** A member's custom roles (empty for everyone else). */
   roles: string[];
-  /** The link app's current share token was presented. */
+  /** A pass that opens the app was presented: a link app's current share token, or a private app's live preview token. */
   share: boolean;
   /** A credential was presented and did not hold (expired, other app, rotated, lost access). */
   rejected: boolean;
@@ -62,6 +63,10 @@ export async function viewerOf(c: ServeContext, served: ServedApp): Promise<View
   if (share !== undefined && served.app.visibility === "link") {
     if (await shareTokenMatches(share.trim(), served.app.shareTokenHash)) viewer.share = true;
     else viewer.rejected = true;
+  } else if (share !== undefined && served.app.visibility === "private" && isPreviewToken(share.trim())) {
+    // A preview token (src/apps/preview.ts) opens a private app to an anonymous viewer.
+    if (await previewTokenValid(c.env, served.app.id, share.trim())) viewer.share = true;
+    else viewer.rejected = true;
   }
   return viewer;
 }
@@ -70,7 +75,8 @@ export async function viewerOf(c: ServeContext, served: ServedApp): Promise<View
 export function canOpen(served: ServedApp, viewer: Viewer): boolean {
   if (served.app.visibility === "public") return true;
   if (viewer.kind !== "anonymous") return true;
-  return served.app.visibility === "link" && viewer.share;
+  // Set only by a link app's current share token or a private app's live preview token.
+  return viewer.share;
 }
 
 /** The viewer's app session needs the secret; a relay without it cannot open gated apps. */

@@ -6,8 +6,8 @@
  * human who is not a member of this app is `not_found`. Member rows are camelCase on the
  * wire (WIRE §1.7) while the request field is `custom_roles`.
  *
- * The signed-in person's side lives here too: the apps they own or joined, and accepting
- * an invitation.
+ * The signed-in person's side lives here too: accepting an invitation. (The apps they
+ * own or joined, `/v1/self/apps`, are in self-apps.ts with their favorite flags.)
  */
 import type { Hono } from "hono";
 import { z } from "zod";
@@ -15,10 +15,8 @@ import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { listApps } from "../../db/apps";
-import { appsJoinedBy, findMember, removeMember, setMemberRoles } from "../../db/members";
+import { findMember, removeMember, setMemberRoles } from "../../db/members";
 import { acceptInvitation, addByEmail, checkRoles, liveManifest, memberView, membersOf, rolesOf } from "../../apps/members";
-import { appSummary, viewSummary } from "../../apps/views";
 import { appUrl } from "../../apps/urls";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
@@ -111,33 +109,6 @@ export function memberRoutes(app: Hono<AppEnv>): void {
   }, async (c) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
     return c.json({ roles: await rolesOf(c.env, target) });
-  });
-
-  defineRoute(app, {
-    method: "get", path: "/v1/self/apps", tag: "members", auth: "human",
-    summary: "Apps I own or joined as a member (not deleted), each with my role and custom roles",
-    responses: {
-      200: {
-        description: "All of them in one page (next_cursor is always null)",
-        schema: z.object({
-          items: z.array(appSummary.extend({ role: z.enum(["owner", "member"]), custom_roles: z.array(z.string()) })),
-          next_cursor: z.null(),
-        }),
-      },
-      ...errors(401),
-    },
-  }, async (c) => {
-    const humanId = c.get("human").humanId;
-    const cfg = config(c.env);
-    const owned = await listApps(c.env, humanId, { status: "live", limit: 1000 });
-    const joined = await appsJoinedBy(c.env, humanId);
-    return c.json({
-      items: [
-        ...owned.map((a) => ({ ...viewSummary(cfg, a), role: "owner" as const, custom_roles: [] as string[] })),
-        ...joined.map((j) => ({ ...viewSummary(cfg, j.app), role: "member" as const, custom_roles: j.customRoles })),
-      ],
-      next_cursor: null,
-    });
   });
 
   defineRoute(app, {

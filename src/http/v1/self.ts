@@ -1,6 +1,8 @@
 /**
  * The signed-in human's own account (`/v1/self/*`): claim codes for binding agents, the
  * agents they own (rename, pause, resume, revoke or rotate the key), and their profile.
+ * Apps, favorites and views are in self-apps.ts; consent, signup source, push, usage and
+ * account deletion in self-account.ts.
  * Another human's agent is answered with `not_found`, never a hint that it exists.
  */
 import type { Hono } from "hono";
@@ -43,9 +45,9 @@ export async function ownedAgent(c: AppContext, agentId: string): Promise<AgentR
   return agent;
 }
 
-const profileView = z.object({ id: z.string(), email: z.string(), name: z.string().nullable(), display_name: z.string(), marketing_consent: z.boolean() });
+export const profileView = z.object({ id: z.string(), email: z.string(), name: z.string().nullable(), display_name: z.string(), marketing_consent: z.boolean() });
 
-async function profile(c: AppContext) {
+export async function profileOf(c: AppContext) {
   const human = (await getHuman(c.env, c.get("human").humanId))!;
   return { id: human.id, email: human.email, name: human.name, display_name: displayName(human), marketing_consent: human.marketingConsent };
 }
@@ -117,7 +119,7 @@ export function selfRoutes(app: Hono<AppEnv>): void {
     method: "get", path: "/v1/self/profile", tag: "account", auth: "human",
     summary: "My stored name, resolved display name and marketing consent",
     responses: { 200: { description: "Profile", schema: profileView }, ...errors(401) },
-  }, async (c) => c.json(await profile(c)));
+  }, async (c) => c.json(await profileOf(c)));
 
   defineRoute(app, {
     method: "patch", path: "/v1/self/profile", tag: "account", auth: "human",
@@ -126,7 +128,7 @@ export function selfRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "Profile", schema: profileView }, ...errors(400, 401, 403, 413) },
   }, async (c, { body }) => {
     await setHumanName(c.env, c.get("human").humanId, body.name ? body.name : null);
-    return c.json(await profile(c));
+    return c.json(await profileOf(c));
   });
 }
 
