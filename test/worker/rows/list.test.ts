@@ -310,8 +310,9 @@ describe("list: sort and cursor paging", () => {
         const expected = expectedOrder(matching, sort).map((r) => (r as { key?: string }).key);
         const whole = (await ctx.list("tasks", { q, limit: 1000 })).rows.map((r) => r.key);
         expect(whole, JSON.stringify(q)).toEqual(expected);
-        // Page size 1 puts a cursor on every row (every tie and null); 7 crosses runs of ties.
-        for (const limit of w === undefined && [1, 2, 5].includes(SORTS.indexOf(sort)) ? [1, 7] : [7]) {
+        // Page size 1 puts a cursor on every row (every tie and null; the query unit tests do
+        // this for many more random sorts); 7 crosses runs of ties.
+        for (const limit of w === undefined && SORTS.indexOf(sort) === 5 ? [1, 7] : [7]) {
           const paged = (await ctx.listAll("tasks", q, limit)).map((r) => r.key);
           expect(paged, `${JSON.stringify(q)} limit ${limit}`).toEqual(expected);
         }
