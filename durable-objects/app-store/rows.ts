@@ -253,6 +253,12 @@ export class Rows {
       if (holder) return { row: this.update(ctx, collection, holder.key, { data: input.data }, feed, { upsert: true }), created: false };
     }
     if (input.key !== undefined) {
+      // keyClaim server/caller refuse a key that is not the caller's whether or not a row
+      // holds it, so the refusal comes before the dedupe (it reveals nothing about rows).
+      if (col.keyClaim !== "free") {
+        const claim = authorize(this.manifest, ctx.principal, "create", { collection, key: input.key, data: input.data });
+        if (!claim.ok) fail(claim);
+      }
       const existing = this.find(collection, input.key);
       if (existing && !existing.purged) {
         if (existing.deleted_at === null) {

@@ -232,7 +232,10 @@ describe("create: keyClaim", () => {
     const ctx = await setup();
     const e = await ctx.unchanged(async () => expectError(await post(ctx, "minted", { key: "mine", data: {} }), 403, "collection_write_forbidden"));
     expect(e.details).toMatchObject({ collection: "minted" });
-    expect((await ctx.create("minted", { a: 1 })).key).toMatch(/^r[0-9a-z]{19}$/);
+    const minted = await ctx.create("minted", { a: 1 });
+    expect(minted.key).toMatch(/^r[0-9a-z]{19}$/);
+    // Even the key of an existing row is refused, not deduped.
+    await ctx.unchanged(async () => expectError(await post(ctx, "minted", { key: minted.key, data: {} }), 403, "collection_write_forbidden"));
   });
 
   it("caller: the key is the caller's id (filled in when omitted); another key → 403; a repeat dedupes", async () => {
@@ -245,6 +248,9 @@ describe("create: keyClaim", () => {
     await ctx.unchanged(async () => expectError(await post(ctx, "mine", { key: ctx.human.humanId, data: {} }), 403, "collection_write_forbidden"));
     const human = await json<{ row: Row }>(await post(ctx, "mine", { data: { by: "owner" } }, "owner"), 201);
     expect(human.row.key).toBe(ctx.human.humanId);
+    // Another caller's existing key is refused, not deduped to their row.
+    await ctx.unchanged(async () => expectError(await post(ctx, "mine", { key: ctx.agent.agent_id, data: {} }, "owner"), 403, "collection_write_forbidden"));
+    await ctx.unchanged(async () => expectError(await post(ctx, "mine", { key: ctx.human.humanId, data: {} }, "agent"), 403, "collection_write_forbidden"));
   });
 
   it("caller: a soft-deleted row at the caller's key → 409 conflict (restore or purge first), never a 500", async () => {
