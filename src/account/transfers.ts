@@ -9,13 +9,14 @@
  * unexpired, the app is live and still the offerer's, and the recipient is below the
  * per-account app cap; every other statement is conditioned on that move, so a race
  * (withdraw, second accept, cap) leaves everything as it was. On acceptance:
- * - the previous owner becomes a plain member (keep_as_member, the default) or loses
- *   access (remove me); the recipient's own member row, if any, goes (they own it now);
+ * - the previous owner becomes a plain member (keep_as_member, the default; a member
+ *   since the app's creation, so the app sessions they hold keep working, now with a
+ *   member's reach) or loses access (remove me); the recipient's own member row, if
+ *   any, goes (they own it now);
  * - unspent sign-in grants (including test-session tokens) and preview tokens of the app
  *   are voided, and open feed sockets are asked to reconnect, so access is re-decided.
- * App sessions need nothing else: access is re-checked on every request, and the old
- * owner's sessions predate their new membership, so they are refused until they sign in
- * again as a member.
+ * App sessions need nothing else: access is re-decided on every request, so the old
+ * owner's sessions act as a member's (kept) or are refused (removed) from the next one.
  */
 import { and, eq, gt } from "drizzle-orm";
 import { config } from "../config";
@@ -201,7 +202,7 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
       "AND EXISTS (SELECT 1 FROM apps WHERE id = ?4 AND owner_human_id = ?3)",
     ).bind(transfer.id, now, human.humanId, app.id),
     env.DB.prepare(
-      "INSERT INTO app_members (app_id, human_id, custom_roles, created_at, updated_at) SELECT ?3, ?4, '[]', ?2, ?2 " +
+      "INSERT INTO app_members (app_id, human_id, custom_roles, created_at, updated_at) SELECT ?3, ?4, '[]', (SELECT created_at FROM apps WHERE id = ?3), ?2 " +
       `WHERE ?5 = 1 AND ${accepted} ON CONFLICT (app_id, human_id) DO NOTHING`,
     ).bind(transfer.id, now, app.id, transfer.fromHumanId, transfer.keepAsMember ? 1 : 0),
     env.DB.prepare(`DELETE FROM app_members WHERE app_id = ?3 AND human_id = ?4 AND ${accepted}`).bind(transfer.id, now, app.id, human.humanId),
