@@ -337,7 +337,7 @@ export class Rows {
     feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: row!.data, author: stamp, ts: ctx.now }));
   }
 
-  /** Purge: owner or agent; live or soft-deleted; data scrubbed for good; an audited delete entry. */
+  /** Purge: owner or agent; live or soft-deleted; data scrubbed for good (feed included); an audited delete entry. */
   purge(ctx: WriteContext, collection: string, key: string, feed: FeedEntry[]): void {
     this.collection(collection);
     const found = this.find(collection, key);
@@ -350,6 +350,9 @@ export class Rows {
       ctx.now, stamp.kind, stamp.id, row!.rid,
     );
     this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, key);
+    // The row's earlier feed entries carried its data too: they keep their place in the
+    // feed with data null (JSON null, so only the audited entry below reads as purged).
+    this.sql.exec("UPDATE _svc_feed SET data = 'null' WHERE collection = ? AND key = ? AND data IS NOT NULL", collection, key);
     feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true }));
   }
 

@@ -19,17 +19,21 @@ describe("feed entries", () => {
     const a2 = await ctx.update("tasks", a.key, { title: "a2" }, {}, "owner");
     await ctx.remove("tasks", a.key);
     const restored = (await json<{ row: Row }>(await ctx.agentCall(ctx.path("tasks", `/${a.key}/restore`), { method: "POST" }), 200)).row;
+    const base = { collection_name: "tasks", row_key: a.key };
+    expect((await ctx.feed("since=0")).entries.map((e) => [e.seq, e.op, e.data])).toEqual([
+      [1, "create", { title: "a" }], [2, "update", { title: "a2" }], [3, "delete", { title: "a2" }], [4, "create", { title: "a2" }],
+    ]);
     await json(await ctx.agentCall(ctx.path("tasks", `/${a.key}/purge`), { method: "DELETE" }), 200);
     const page = await ctx.feed("since=0");
     expect(Object.keys(page).sort()).toEqual(["cursor", "entries", "truncated"]);
     expect(page.cursor).toBe(5);
     expect(page.truncated).toBe(false);
-    const base = { collection_name: "tasks", row_key: a.key };
+    // The purge scrubbed the data of the row's earlier entries too; they keep their place.
     expect(page.entries).toEqual([
-      { seq: 1, op: "create", ...base, row_version: 1, data: { title: "a" }, author: ctx.agentAuthor, ts: a.created_at },
-      { seq: 2, op: "update", ...base, row_version: 2, data: { title: "a2" }, author: ctx.humanAuthor, ts: a2.updated_at },
-      { seq: 3, op: "delete", ...base, row_version: 2, data: { title: "a2" }, author: ctx.agentAuthor, ts: expect.stringMatching(ISO) },
-      { seq: 4, op: "create", ...base, row_version: 3, data: { title: "a2" }, author: ctx.agentAuthor, ts: restored.updated_at },
+      { seq: 1, op: "create", ...base, row_version: 1, data: null, author: ctx.agentAuthor, ts: a.created_at },
+      { seq: 2, op: "update", ...base, row_version: 2, data: null, author: ctx.humanAuthor, ts: a2.updated_at },
+      { seq: 3, op: "delete", ...base, row_version: 2, data: null, author: ctx.agentAuthor, ts: expect.stringMatching(ISO) },
+      { seq: 4, op: "create", ...base, row_version: 3, data: null, author: ctx.agentAuthor, ts: restored.updated_at },
       { seq: 5, op: "delete", ...base, row_version: 3, data: null, author: ctx.agentAuthor, ts: expect.stringMatching(ISO), purged: true },
     ]);
     for (const e of page.entries.slice(0, 4)) expect(Object.keys(e).sort()).toEqual(FEED_KEYS);

@@ -306,20 +306,28 @@ describe("purge", () => {
   it("a live row: scrubbed for good, out of every list, an audited delete with data null in the feed", async () => {
     const ctx = await setup();
     const row = await ctx.create("tasks", { title: "secret", email: "s@x.io" });
+    await ctx.update("tasks", row.key, { title: "secret 2", email: "s@x.io" });
+    const other = await ctx.create("tasks", { title: "other" });
     const head = await ctx.feedHead();
     expect(await json(await purge(ctx, "tasks", row.key, "owner"), 200)).toEqual({ purged: true, key: row.key });
     await expectError(await ctx.agentCall(ctx.path("tasks", `/${row.key}`)), 404, "row_not_found");
-    expect((await ctx.list("tasks")).rows).toEqual([]);
     expect((await deletedList(ctx, "tasks")).rows).toEqual([]);
-    const stored = await ctx.sql((sql) => sql.exec("SELECT data, bytes, purged FROM _svc_rows").toArray());
+    expect((await ctx.list("tasks")).rows.map((r) => r.key)).toEqual([other.key]);
+    const stored = await ctx.sql((sql) => sql.exec("SELECT data, bytes, purged FROM _svc_rows WHERE key = ?", row.key).toArray());
     expect(stored).toEqual([{ data: "null", bytes: 0, purged: 1 }]);
-    const feedData = await ctx.sql((sql) => sql.exec("SELECT data FROM _svc_feed WHERE seq > ?", head).toArray());
-    expect(feedData).toEqual([{ data: null }]);
     const entries = (await ctx.feed(`since=${head}`)).entries;
     expect(entries).toEqual([{
-      seq: head + 1, op: "delete", collection_name: "tasks", row_key: row.key, row_version: 1, data: null, author: ctx.humanAuthor,
+      seq: head + 1, op: "delete", collection_name: "tasks", row_key: row.key, row_version: 2, data: null, author: ctx.humanAuthor,
       ts: entries[0].ts, purged: true,
     }]);
+    // No trace of the data is left in the feed either: the row's earlier entries read data null.
+    const all = await ctx.feedAll();
+    expect(all.map((e) => [e.row_key, e.op, e.data, e.purged ?? false])).toEqual([
+      [row.key, "create", null, false], [row.key, "update", null, false], [other.key, "create", { title: "other" }, false], [row.key, "delete", null, true],
+    ]);
+    const raw = await ctx.sql((sql) => sql.exec<{ data: string | null }>("SELECT data FROM _svc_feed").toArray().map((r) => r.data));
+    expect(raw.join(" ")).not.toContain("secret");
+    expect(await ctx.sql((sql) => sql.exec<{ data: string }>("SELECT data FROM _svc_rows").toArray().map((r) => r.data).join(" "))).not.toContain("secret");
     // The unique value is free; the key too.
     await ctx.create("tasks", { title: "new", email: "s@x.io" }, { key: row.key });
   });
