@@ -116,6 +116,34 @@ describe("a member on the app origin", () => {
     expect((await json<Record<string, unknown>>(await appCall(t.app.slug, "/_svc/session", { token: fresh }), 200)).kind).toBe("member");
   });
 
+  it("the member's roles decide what the page's data door lets them do", async () => {
+    const t = await team();
+    const seeded = await call(`${t.path}/collections/log`, { key: t.key, json: { data: { line: "boot" } } });
+    expect(seeded.status).toBeLessThan(300);
+    const friend = await member(t);
+    const { token } = await memberToken(friend, t.app.slug);
+    // A plain member: reads notes (read: member), cannot create (write: writer), cannot read the log (read: viewer).
+    expect((await json<{ rows: unknown[] }>(await appCall(t.app.slug, "/_svc/c/notes", { token }), 200)).rows).toEqual([]);
+    await expectError(await appCall(t.app.slug, "/_svc/c/notes", { token, json: { data: { text: "hi" } } }), 403, "collection_write_forbidden");
+    await expectError(await appCall(t.app.slug, "/_svc/c/log", { token }), 403, "collection_read_forbidden");
+    // Given writer and reviewer (which includes viewer), the same session may do both at once.
+    await json(await call(`${t.path}/members/${friend.humanId}`, { method: "PATCH", key: t.key, json: { custom_roles: ["writer", "reviewer"] } }), 200);
+    const created = await json<{ row: { author: { kind: string; id: string } } }>(await appCall(t.app.slug, "/_svc/c/notes", { token, json: { data: { text: "hi" } } }), 201);
+    expect(created.row.author).toEqual({ kind: "human", id: friend.humanId });
+    expect((await json<{ rows: unknown[] }>(await appCall(t.app.slug, "/_svc/c/log", { token }), 200)).rows).toHaveLength(1);
+    // Removed: refused outright.
+    await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key });
+    await expectError(await appCall(t.app.slug, "/_svc/c/notes", { token }), 401, "unauthorized");
+  });
+
+  it("a service credential cannot manage members", async () => {
+    const t = await team();
+    const minted = await json<{ token: string }>(await call(`${t.path}/credentials`, { key: t.key, json: { mode: "following" } }), 201);
+    await expectError(await call(`${t.path}/members`, { key: minted.token }), 401, "unauthorized");
+    await expectError(await call(`${t.path}/members`, { key: minted.token, json: { email: "x@example.com" } }), 401, "unauthorized");
+    await expectError(await call(`${t.path}/roles`, { key: minted.token }), 401, "unauthorized");
+  });
+
   it("a member session opens only its own app", async () => {
     const t = await team();
     const other = await team();
