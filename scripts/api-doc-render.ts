@@ -2,6 +2,7 @@
 import { buildApp } from "../src/http/app";
 import { openApiDocument } from "../src/http/openapi";
 import { catalogue } from "../src/errors";
+import { accountSection } from "./api-doc-account";
 
 buildApp(); // registers every route
 
@@ -64,7 +65,8 @@ below is generated: run \`npm run docs:api\` after changing a route.
 - **Secrets** carry a kind prefix: \`svc_\` agent keys, \`cc_\` claim codes, \`dc_\` device
   codes, \`svcs_\` service credentials, \`gr_\` grant links (in a grant_url's \`#g=\`) and
   \`grh_\` the per-browser credential a grant link is exchanged for. They are 128 random
-  bits, stored only as sha256, and shown once. Lists show prefixes only (an agent key's
+  bits, stored only as sha256, and shown once. So are \`trf_\` transfer links, \`del_\`
+  account-deletion links and \`prv_\` preview tokens. Lists show prefixes only (an agent key's
   first 10 characters, a service credential's first 12).
 - **Lists** are \`{ items, next_cursor }\`.
 
@@ -118,6 +120,7 @@ removal refuses their next request. Adding someone back does not revive app sess
 issued before. \`GET /v1/apps/:id/roles\` computes each role's per-collection
 \`member_access\` and \`grant_access\` with the permission engine itself.
 
+${accountSection}
 ## Other paths on the API origin
 
 | path | what |
