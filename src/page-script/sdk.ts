@@ -14,7 +14,7 @@
 import { SESSION_KEY, SHARE_KEY, VISITOR_KEY, authorizeUrl, credentialHeaders, exchangeGrant, takeFragment, writeStored, type SessionInfo } from "./common";
 import { Live } from "./live";
 import { Store, api } from "./store";
-import type { Author, BootstrappedService, Internal, Member, ServiceSession } from "./types";
+import type { Author, BootstrappedService, BufferedCall, Internal, Member, ServiceSession } from "./types";
 
 /** How long `ready` waits for the socket's hello before snapshotting without a cursor. */
 const HELLO_WAIT_MS = 3000;
@@ -60,9 +60,13 @@ async function mintVisitor(): Promise<string | null> {
   }
 }
 
+/**
+ * Runs the calls queued before the bundle attached; from then on the queue runs whatever
+ * is pushed at once, so a bootstrap method a page kept a reference to still works.
+ */
 function replay(service: BootstrappedService, internal: Internal): void {
-  for (const call of internal.queue.splice(0)) {
-    if (call.x) continue;
+  const run = (call: BufferedCall) => {
+    if (call.x) return;
     const [group, method] = call.n.split(".");
     try {
       const target = (service as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[group];
@@ -72,7 +76,12 @@ function replay(service: BootstrappedService, internal: Internal): void {
     } catch (err) {
       call.no?.(err);
     }
-  }
+  };
+  for (const call of internal.queue.splice(0)) run(call);
+  internal.queue.push = (...calls: BufferedCall[]) => {
+    calls.forEach(run);
+    return 0;
+  };
 }
 
 function reportHeight(): void {

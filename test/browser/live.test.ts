@@ -79,6 +79,7 @@ function page(collection: string): string {
   window.entries = [];
   window.earlySnapshot = svc.collections.snapshot(${JSON.stringify(collection)});
   window.earlyCount = null;
+  window.keptCreate = svc.collections.create;
   svc.collections.count(${JSON.stringify(collection)}).then((n) => { window.earlyCount = n; }, (e) => { window.earlyCount = e.code; });
   const render = () => {
     const list = document.getElementById("rows");
@@ -133,6 +134,7 @@ type Win = Window & {
   entries: Array<{ seq: number; op: string; collection: string; key: string }>;
   earlySnapshot: unknown[];
   earlyCount: number | string | null;
+  keptCreate(n: string, d: unknown): Promise<Record<string, unknown>>;
 };
 
 async function ready(p: Page, kind = "anonymous"): Promise<void> {
@@ -225,6 +227,11 @@ describe("live data in Chromium", () => {
     await a.evaluate(() => (window as unknown as Win).service.collections.create("notes", { text: "after reload" }));
     await eventually(b, "(w) => w.service.collections.snapshot('notes').some((r) => r.data.text === 'after reload')");
     await b.locator("#rows li", { hasText: "after reload" }).waitFor();
+
+    // A method the page took from the bootstrap before the bundle arrived still works afterwards.
+    const kept = await a.evaluate(() => (window as unknown as Win).keptCreate("notes", { text: "kept reference" }));
+    expect(kept).toMatchObject({ data: { text: "kept reference" }, version: 1 });
+    await b.locator("#rows li", { hasText: "kept reference" }).waitFor();
   });
 
   it("a dropped socket reconnects from its cursor: nothing missed, nothing twice", async () => {
