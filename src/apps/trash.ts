@@ -20,6 +20,7 @@ export function purgeAfter(deletedAt: string): string {
 
 /** Rows, feed and storage in the AppStore first, then the registry records. */
 export async function purgeApp(env: Env, appId: string): Promise<void> {
+  await appStore(env, appId).closeWatchers("reconnect");
   await appStore(env, appId).destroy();
   await deleteAppAccess(env, appId);
   await deleteAppMembers(env, appId);

@@ -27,6 +27,7 @@ import { unwrap } from "../../apps/store-call";
 import { displayName, getHuman } from "../../db/humans";
 import { hitRateLimit } from "../../db/rate-limit";
 import { readJsonBody } from "../body";
+import { parseQ } from "../row-query";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
 import type { CallContext } from "../../../durable-objects/app-store/app-store";
@@ -46,22 +47,6 @@ const ifMatch = z.number().int().min(0);
 const createBody = z.strictObject({ data: z.unknown(), key: z.string().max(128).optional(), on: z.string().max(64).optional() });
 const updateBody = z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() });
 const deleteBody = z.strictObject({ if_match: ifMatch.optional() });
-
-/** `q` as the agent door reads it: URL-encoded JSON `{ where?, sort? }`. */
-function parseQ(raw: string | undefined): { where?: unknown; sort?: unknown } {
-  if (raw === undefined || raw === "") return {};
-  let q: unknown;
-  try {
-    q = JSON.parse(raw);
-  } catch {
-    throw new RelayError("invalid_request", "q must be URL-encoded JSON: { where?, sort? }.", { field: "q" });
-  }
-  if (typeof q !== "object" || q === null || Array.isArray(q)) throw new RelayError("invalid_request", "q must be a JSON object.", { field: "q" });
-  const { where, sort, ...rest } = q as Record<string, unknown>;
-  const extra = Object.keys(rest)[0];
-  if (extra !== undefined) throw new RelayError("invalid_request", `q: unknown key "${extra}"; q takes where and sort.`, { field: `q.${extra}` });
-  return { where, sort };
-}
 
 interface Target {
   caller: PageCaller;

@@ -138,6 +138,8 @@ export function appRoutes(app: Hono<AppEnv>): void {
       }
     }
     const updated = Object.keys(patch).length ? await updateApp(c.env, target.id, patch) : target;
+    // Who may watch changed: every socket reconnects and is judged again.
+    if (patch.visibility !== undefined) await appStore(c.env, target.id).closeWatchers("reconnect");
     return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}) });
   });
 
@@ -151,6 +153,8 @@ export function appRoutes(app: Hono<AppEnv>): void {
     if (target.visibility !== "link") throw new RelayError("conflict", `Only link apps have a share URL; this app is ${target.visibility}.`, { visibility: target.visibility });
     const share = await mintShareToken();
     await updateApp(c.env, target.id, { shareTokenHash: share.hash });
+    // Sockets opened with the old share pass must not outlive it.
+    await appStore(c.env, target.id).closeWatchers("reconnect");
     return c.json({ share_url: `${appUrl(config(c.env), target.slug)}#k=${share.token}` });
   });
 

@@ -18,6 +18,7 @@ import { RelayError } from "../../errors";
 import { findMember, removeMember, setMemberRoles } from "../../db/members";
 import { acceptInvitation, addByEmail, checkRoles, liveManifest, memberView, membersOf, rolesOf } from "../../apps/members";
 import { appUrl } from "../../apps/urls";
+import { appStore } from "../../apps/store";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
 
@@ -99,6 +100,8 @@ export function memberRoutes(app: Hono<AppEnv>): void {
     const humanId = c.req.param("humanId")!;
     if (humanId === target.ownerHumanId) throw new RelayError("conflict", "The owner cannot be removed from their own app.", { human_id: humanId });
     await removeMember(c.env, target.id, humanId);
+    // Their open feed sockets end now (close 1012); a reconnect is judged with their access gone.
+    await appStore(c.env, target.id).closeWatchers("reconnect", { humanId });
     return c.body(null, 204);
   });
 

@@ -7,6 +7,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { defineRoute } from "../routes";
+import { parseQ } from "../row-query";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
@@ -31,20 +32,6 @@ const batchResult = z.object({
 async function target(c: AppContext) {
   const app = requireLive(await ownedApp(c, c.req.param("id")!));
   return { app, store: appStore(c.env, app.id), call: storeCall(c, app), collection: c.req.param("name")! };
-}
-
-function parseQ(raw: string | undefined): { where?: unknown; sort?: unknown } {
-  if (raw === undefined || raw === "") return {};
-  let q: unknown;
-  try {
-    q = JSON.parse(raw);
-  } catch {
-    throw new RelayError("invalid_request", "q must be URL-encoded JSON: { where?, sort? }.", { field: "q" });
-  }
-  if (typeof q !== "object" || q === null || Array.isArray(q)) throw new RelayError("invalid_request", "q must be a JSON object.", { field: "q" });
-  const { where, sort, ...rest } = q as Record<string, unknown>;
-  if (Object.keys(rest).length) throw new RelayError("invalid_request", `q: unknown key "${Object.keys(rest)[0]}"; q takes where and sort.`, { field: `q.${Object.keys(rest)[0]}` });
-  return { where, sort };
 }
 
 export function rowRoutes(app: Hono<AppEnv>): void {
