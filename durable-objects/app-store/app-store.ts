@@ -14,6 +14,7 @@ import type { Principal } from "../../src/permissions";
 import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
 import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
+import { backfillConflicts, reconcileUnique } from "./unique";
 import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
 import { Watchers, type CloseReason } from "./watchers";
 
@@ -63,6 +64,8 @@ export interface AppStoreApi {
   batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>>;
   feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>>;
   getRetention(call: CallContext, collection: string): Promise<Outcome<RetentionView>>;
+  uniqueBackfillCheck(manifestJson: string): Promise<{ collection: string; field: string; value: string }[]>;
+  seed(call: CallContext, rows: Record<string, { key?: string; data: unknown }[]>): Promise<Outcome<{ count: number }>>;
   setRetention(call: CallContext, collection: string, patch: Partial<Axes>): Promise<Outcome<RetentionView>>;
   usage(): Promise<AppStoreUsage>;
   destroy(): Promise<void>;
@@ -94,6 +97,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     if (!row) throw new RelayError("app_not_found", "This app has no such version.");
     const manifest = parseManifest(JSON.parse(row.manifest_json), manifestLimitsFrom(config(this.env)));
     this.compiled = { version, manifest };
+    this.ctx.storage.transactionSync(() => reconcileUnique(this.ctx.storage.sql, manifest));
     writeMeta(this.ctx.storage.sql, "app_id", appId);
     writeMeta(this.ctx.storage.sql, "live_version", String(version));
     if (anyRetention(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
@@ -257,6 +261,40 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
           this.waiters.add(wake);
         });
       }
+    });
+  }
+
+  // ---- deploy-time ----
+
+  /** Live rows that a redeploy to `manifestJson` would leave sharing a newly unique value. */
+  async uniqueBackfillCheck(manifestJson: string): Promise<{ collection: string; field: string; value: string }[]> {
+    const manifest = parseManifest(JSON.parse(manifestJson), manifestLimitsFrom(config(this.env)));
+    return backfillConflicts(this.ctx.storage.sql, manifest);
+  }
+
+  /** Starter rows of a new app (`input_data`), all in one transaction: every row or none. */
+  async seed(call: CallContext, rows: Record<string, { key?: string; data: unknown }[]>): Promise<Outcome<{ count: number }>> {
+    return this.run(async () => {
+      const store = await this.rows(call);
+      const now = new Date().toISOString();
+      return this.write((feed) => {
+        let count = 0;
+        for (const [collection, list] of Object.entries(rows)) {
+          list.forEach((row, index) => {
+            try {
+              store.seed(collection, row, now, feed);
+            } catch (err) {
+              if (err instanceof RelayError) {
+                throw new RelayError(err.code === "row_schema_violation" ? "input_schema_violation" : err.code, `input_data.${collection}.${index}: ${err.message}`,
+                  { ...err.details, path: `input_data.${collection}.${index}` });
+              }
+              throw err;
+            }
+            count += 1;
+          });
+        }
+        return { count };
+      });
     });
   }
 

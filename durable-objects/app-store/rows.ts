@@ -6,7 +6,7 @@
  * are thrown as RelayError; the AppStore turns them into plain results at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { authorize, authorOf, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
+import { authorize, authorOf, machineAuthor, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
@@ -390,6 +390,31 @@ export class Rows {
     );
     feed.push(appendFeed(this.sql, { op: "create", collection, key, version, data: row!.data, author: stamp, ts: ctx.now }));
     return viewRow(this.live(collection, key)!);
+  }
+
+  /**
+   * A starter row written with the deploy that creates the app (`input_data`): checked
+   * like any write (schema, size, unique, quota) but not against the permission lists,
+   * stamped as the system.
+   */
+  seed(collection: string, input: { key?: string; data: unknown }, now: string, feed: FeedEntry[]): void {
+    const col = this.collection(collection);
+    if (input.key !== undefined && !KEY_PATTERN.test(input.key)) {
+      throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
+    }
+    const key = input.key ?? mintKey();
+    if (this.find(collection, key)) throw new RelayError("conflict", `Two starter rows of "${collection}" share the key "${key}".`, { key });
+    const data = this.applyServerSet(col, input.data, null);
+    const text = this.checkData(col, data);
+    this.checkQuota(byteLength(text), 1);
+    this.claimUnique(col, key, data);
+    const stamp = machineAuthor("system", "seed");
+    this.sql.exec(
+      `INSERT INTO _svc_rows (collection, key, data, version, bytes, creator_kind, creator_id, editor_kind, editor_id, created_at, updated_at)
+       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, now, now,
+    );
+    feed.push(appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: now }));
   }
 
   // ---- checks ----

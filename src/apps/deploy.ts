@@ -7,7 +7,7 @@
  */
 import { RelayError } from "../errors";
 import { config, type Config } from "../config";
-import { parseManifest, compatGate, manifestLimitsFrom, type CompiledManifest, type CompatBreak } from "../manifest";
+import { parseManifest, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
 import { putContentAddressed, sha256Bytes } from "../blobs/store";
 import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
 import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
@@ -17,9 +17,12 @@ import {
 } from "../db/apps";
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
+import { appStore } from "./store";
+import { purgeApp } from "./trash";
 import { nowIso } from "../auth/tokens";
 
-type Env = { DB: D1Database; BLOBS: R2Bucket };
+/** The Worker's bindings: D1 for the registry, R2 for bytes, the AppStore for rows. */
+type Env = globalThis.Env;
 
 export interface DeployActor {
   agentId: string;
@@ -33,6 +36,8 @@ export interface CreateInput {
   slug?: string;
   assets?: AssetInput[];
   dry_run?: boolean;
+  /** Starter rows, `{ <collection>: [{ key?, data }] }`: written with the deploy or not at all. */
+  input_data?: unknown;
 }
 
 export interface RedeployInput {
@@ -113,6 +118,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   if (input.slug !== undefined) validateSlug(input.slug);
   let compiled = compile(input.manifest, cfg, visibility, null, input.slug);
   const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg));
+  const seedRows = input.input_data === undefined ? null : validateInputData(compiled, input.input_data);
 
   // A dry run answers what the real deploy would: a full account or a taken slug fail it too.
   const cap = cfg.limits.MAX_APPS_PER_ACCOUNT;
@@ -156,6 +162,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   if (!inserted) {
     throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
   }
+  if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
   return {
     dryRun: false,
@@ -165,6 +172,32 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
       ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
     },
   };
+}
+
+/**
+ * Writes the starter rows in the new app's store in one transaction. The deploy is
+ * all-or-nothing with them: if the store refuses any row (a unique clash, the row
+ * quota), the app just created is purged again and the refusal is the deploy's answer.
+ */
+async function seedOrUndo(env: Env, app: AppRow, actor: DeployActor, rows: Record<string, { key: string | null; data: unknown }[]>): Promise<void> {
+  const list = Object.fromEntries(Object.entries(rows).map(([c, r]) => [c, r.map((row) => ({ data: row.data, ...(row.key ? { key: row.key } : {}) }))]));
+  const outcome = await appStore(env, app.id).seed({ appId: app.id, version: 1, principal: { kind: "agent", agentId: actor.agentId } }, list);
+  if (!outcome.ok) {
+    await purgeApp(env, app.id);
+    throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
+  }
+}
+
+/** Refuses a redeploy that makes a field unique while live rows share a value of it. */
+async function checkUniqueBackfill(env: Env, app: AppRow, previous: CompiledManifest | null, next: CompiledManifest): Promise<void> {
+  const added = Object.values(next.collections).some((c) => c.unique.some((f) => !(previous?.collections[c.name]?.unique ?? []).includes(f)));
+  if (!added) return;
+  const conflicts = await appStore(env, app.id).uniqueBackfillCheck(JSON.stringify(next.source));
+  if (conflicts.length) {
+    const first = conflicts[0];
+    throw new RelayError("unique_backfill_conflict", `Live rows of "${first.collection}" already share the value "${first.value}" of "${first.field}"; make them distinct before adding unique.`,
+      { conflicts });
+  }
 }
 
 export interface LiveVersion {
@@ -204,6 +237,7 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   const previous = compileLive({ app, version: current }, cfg);
   const breaks = previous ? compatGate(previous, compiled).breaks : [];
   const compat = breaks.length === 0 ? "clean" : input.force ? "forced" : "incompatible";
+  await checkUniqueBackfill(env, app, previous, compiled);
   if (input.dry_run) {
     return {
       dryRun: true,

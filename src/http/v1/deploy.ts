@@ -30,6 +30,7 @@ export function deployRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({
       html: z.string(), manifest, visibility: visibility.optional(), slug: z.string().max(63).optional(),
       assets: z.array(asset).optional(), dry_run: z.boolean().optional(),
+      input_data: z.record(z.string(), z.array(z.unknown())).optional().meta({ description: "Starter rows { <collection>: [{ key?, data }] }, written with the deploy or not at all" }),
     }),
     responses: {
       201: {

@@ -417,6 +417,6 @@ describe("redeploy: live rows", () => {
     expect(rows.rows).toHaveLength(1);
   });
 
-  it.todo("adding unique over live rows that share a value → 409 unique_backfill_conflict, nothing changed (WIRE §5.2; needs an AppStore check the redeploy can call)");
+  // Adding unique over live rows that share a value: see seed-unique.test.ts.
 });
 
