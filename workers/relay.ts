@@ -8,6 +8,7 @@ import { buildApp } from "../src/http/app";
 import { buildServeApp } from "../src/http/serve/app";
 import { servedSlug } from "../src/http/serve/host";
 import { sweepExpired } from "../src/sweeps";
+import { consumeEffects } from "../src/rules/consume";
 
 export { AppStore } from "../durable-objects/app-store/app-store";
 
@@ -21,8 +22,7 @@ export default {
   },
 
   async queue(batch: MessageBatch<unknown>, _env: Env, _ctx: ExecutionContext): Promise<void> {
-    // No effect producers exist yet; acknowledge so nothing is redelivered forever.
-    batch.ackAll();
+    await consumeEffects(batch);
   },
 
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {

@@ -15,6 +15,7 @@ import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
 import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
 import { backfillConflicts, reconcileUnique } from "./unique";
+import type { EffectKind } from "../../src/rules/match";
 import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
 import { Watchers, type CloseReason } from "./watchers";
 
@@ -42,6 +43,28 @@ export interface BatchResult {
   error_count: number;
 }
 
+export interface BatchCreateInput {
+  rows: { key?: string; data: unknown }[];
+  on?: string;
+  emitEffects?: boolean;
+  suppress?: EffectKind[];
+}
+
+/**
+ * Batches are silent by default (notify and webhooks suppressed, WIRE §2.3); `emitEffects`
+ * or an explicit `suppress` list decide otherwise. Only the owner or its agent may quiet
+ * effects; anyone else's batch fires them like single writes.
+ */
+export function batchSuppression(call: CallContext, input: Pick<BatchCreateInput, "emitEffects" | "suppress">): ReadonlySet<EffectKind> {
+  if (call.principal.kind !== "owner" && call.principal.kind !== "agent") return new Set();
+  if (input.emitEffects) return new Set();
+  return new Set(input.suppress ?? ["notify", "webhooks"]);
+}
+
+/** How soon after a commit the outbox is handed to the effects queue. */
+const OUTBOX_FLUSH_DELAY_MS = 1_000;
+const OUTBOX_BATCH = 100;
+
 const MAX_WAIT_MS = 30_000;
 const SWEEP_EVERY_MS = 3_600_000;
 
@@ -60,7 +83,7 @@ export interface AppStoreApi {
   purgeRow(call: CallContext, collection: string, key: string): Promise<Outcome<null>>;
   restoreRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>>;
   deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>>;
-  batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>>;
+  batchCreate(call: CallContext, collection: string, input: BatchCreateInput): Promise<Outcome<BatchResult>>;
   batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>>;
   feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>>;
   getRetention(call: CallContext, collection: string): Promise<Outcome<RetentionView>>;
@@ -104,11 +127,11 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return manifest;
   }
 
-  private async rows(call: CallContext): Promise<Rows> {
+  private async rows(call: CallContext, suppressed: ReadonlySet<EffectKind> = new Set()): Promise<Rows> {
     const cfg = config(this.env);
     return new Rows(this.ctx.storage.sql, await this.manifest(call.appId, call.version), {
       maxRows: cfg.limits.MAX_ROWS_PER_APP, maxStorageBytes: cfg.limits.MAX_STORAGE_BYTES_PER_APP,
-    });
+    }, suppressed);
   }
 
   private writeContext(call: CallContext): WriteContext {
@@ -136,6 +159,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
     this.watchers.afterCommit(entries, this.compiled);
+    if (entries.length && this.outboxSize() > 0) void this.alarmWithin(OUTBOX_FLUSH_DELAY_MS);
     // Every thousandth entry, make sure the sweep will come to prune the feed.
     if (entries.some((e) => e.seq % 1000 === 0)) void this.ensureAlarm();
   }
@@ -199,9 +223,9 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
    * Per-row results; a bad row never aborts the others (each row is its own transaction).
    * An undeclared collection is not a bad row: the whole call answers collection_not_found.
    */
-  async batchCreate(call: CallContext, collection: string, input: { rows: { key?: string; data: unknown }[]; on?: string }): Promise<Outcome<BatchResult>> {
+  async batchCreate(call: CallContext, collection: string, input: BatchCreateInput): Promise<Outcome<BatchResult>> {
     return this.run(async () => {
-      const rows = await this.rows(call);
+      const rows = await this.rows(call, batchSuppression(call, input));
       await this.requireCollection(call, collection);
       return this.batch(input.rows.map((row) => () => {
         const created = this.write((feed) => rows.create(this.writeContext(call), collection, { ...row, ...(input.on ? { on: input.on } : {}) }, feed));
@@ -326,6 +350,34 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     });
   }
 
+  private outboxSize(): number {
+    return Number(this.ctx.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_outbox").one().n);
+  }
+
+  /** Moves the alarm earlier when it is not due within `ms`. */
+  private async alarmWithin(ms: number): Promise<void> {
+    const at = await this.ctx.storage.getAlarm();
+    if (at === null || at > Date.now() + ms) await this.ctx.storage.setAlarm(Date.now() + ms);
+  }
+
+  /**
+   * Hands recorded effects to the effects queue, oldest first, deleting each batch only
+   * after the queue accepted it (delivery is at least once; consumers dedupe by id).
+   */
+  private async flushOutbox(appId: string): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    for (;;) {
+      const batch = sql.exec<{ id: number; kind: string; rule_id: string; payload: string }>(
+        "SELECT id, kind, rule_id, payload FROM _svc_outbox ORDER BY id LIMIT ?", OUTBOX_BATCH,
+      ).toArray();
+      if (batch.length === 0) return;
+      await this.env.EFFECTS.sendBatch(batch.map((e) => ({
+        body: { outbox_id: `${appId}:${e.id}`, app_id: appId, kind: e.kind, rule_id: e.rule_id, change: JSON.parse(e.payload) },
+      })));
+      sql.exec("DELETE FROM _svc_outbox WHERE id <= ?", batch[batch.length - 1].id);
+    }
+  }
+
   private async ensureAlarm(): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
   }
@@ -336,6 +388,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     const appId = readMeta(sql, "app_id");
     const version = Number(readMeta(sql, "live_version") ?? "0");
     if (!appId || !version) return;
+    await this.flushOutbox(appId);
     const manifest = await this.manifest(appId, version);
     const maxRows = config(this.env).limits.MAX_ROWS_PER_APP;
     const pruned = this.ctx.storage.transactionSync(() => sweep(manifest, sql, maxRows));

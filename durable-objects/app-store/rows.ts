@@ -10,6 +10,7 @@ import { authorize, authorOf, machineAuthor, type Author, type Principal, type R
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
+import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 
 export type StoredRow = {
   rid: number;
@@ -130,7 +131,23 @@ export class Rows {
     private readonly sql: SqlStorage,
     private readonly manifest: CompiledManifest,
     private readonly limits: Limits,
+    /** Effect kinds this caller asked to keep quiet (batch imports); recorded, not emitted. */
+    private readonly suppressed: ReadonlySet<EffectKind> = new Set(),
   ) {}
+
+  /**
+   * Records in the outbox, in the write's own transaction, each rule the change
+   * triggers; a suppressed kind is recorded as suppressed so the engines can tell.
+   */
+  private recordEffects(change: Change, entry: FeedEntry): void {
+    for (const match of matchRules(this.manifest, change)) {
+      const payload = JSON.stringify({
+        seq: entry.seq, op: change.op, collection: entry.collection_name, key: entry.row_key, version: entry.row_version,
+        data: entry.data, author: entry.author, ts: entry.ts, suppressed: this.suppressed.has(match.kind),
+      });
+      this.sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES (?, ?, ?, ?)", match.kind, match.ruleId, payload, entry.ts);
+    }
+  }
 
   private collection(name: string): CompiledCollection {
     const found = Object.hasOwn(this.manifest.collections, name) ? this.manifest.collections[name] : undefined;
@@ -292,7 +309,9 @@ export class Rows {
       collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, ctx.now, ctx.now,
     );
     const row = this.live(collection, key)!;
-    feed.push(appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now }));
+    const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now });
+    feed.push(created);
+    this.recordEffects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created);
     return { row: viewRow(row), created: true };
   }
 
@@ -320,7 +339,9 @@ export class Rows {
       "UPDATE _svc_rows SET data = ?, bytes = ?, version = ?, editor_kind = ?, editor_id = ?, updated_at = ? WHERE rid = ?",
       text, byteLength(text), version, stamp.kind, stamp.id, ctx.now, current.rid,
     );
-    feed.push(appendFeed(this.sql, { op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now }));
+    const updated = appendFeed(this.sql, { op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now });
+    feed.push(updated);
+    this.recordEffects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated);
     return viewRow(this.live(collection, key)!);
   }
 

@@ -80,7 +80,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     if (body.on && body.rows.some((r) => r.key !== undefined)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
     body.rows.forEach((r, i) => requireShallow(r.data, `rows.${i}.data`));
     const t = await target(c);
-    return c.json(unwrap(await t.store.batchCreate(t.call, t.collection, { rows: body.rows, on: body.on })));
+    return c.json(unwrap(await t.store.batchCreate(t.call, t.collection, { rows: body.rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress })));
   });
 
   defineRoute(app, {
