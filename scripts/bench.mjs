@@ -1,0 +1,404 @@
+// `npm run bench`: the relay's benchmarks, run against a local relay (`wrangler dev`,
+// development mode) and, on the same workerd build, a bare baseline Worker + Durable
+// Object (bench/baseline/). Figures are printed, never asserted. Every request stays on
+// loopback; every loop is bounded; every process started here is stopped on the way out.
+//
+//   (a) authenticated, validated row creates per second over HTTP against one app, beside
+//       bare Worker→DO→SQLite inserts driven by the same client at the same concurrency
+//   (b) write → watcher delivery latency with 1, 100 and 1,000 feed sockets, beside the
+//       write's own HTTP round trip
+//   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
+//       bare SELECT of 1,000 rows from the baseline
+//
+// Knobs (environment): BENCH_CREATES (3000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
+// BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
+// BENCH_LIST_RUNS (30).
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
+import { freePort, startRelay } from "./relay-process.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+
+function knob(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
+const CREATES = knob("BENCH_CREATES", 3000);
+const CONCURRENCY = knob("BENCH_CONCURRENCY", 16);
+const ROUNDS = knob("BENCH_ROUNDS", 2);
+const WATCHERS = (process.env.BENCH_WATCHERS ?? "1,100,1000").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+const WATCH_WRITES = knob("BENCH_WATCH_WRITES", 50);
+const LIST_ROWS = Math.min(knob("BENCH_LIST_ROWS", 1000), 1000);
+const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
+
+// ---------------------------------------------------------------------------------------
+// Processes and clean-up
+
+const cleanups = [];
+let cleaned = false;
+function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  for (const fn of cleanups.reverse()) {
+    try { fn(); } catch { /* best effort */ }
+  }
+}
+process.on("exit", cleanup);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping`);
+    cleanup();
+    process.exit(130);
+  });
+}
+
+function tempDir(tag) {
+  const dir = mkdtempSync(path.join(tmpdir(), `relay-bench-${tag}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const quietEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_UPDATE_NOTIFIER: "1" };
+
+async function startBaseline() {
+  const port = await freePort();
+  const persistTo = tempDir("baseline");
+  const child = spawn(process.execPath, [
+    wrangler, "dev", "--config", path.join(root, "bench", "baseline", "wrangler.toml"),
+    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", "0",
+    "--persist-to", persistTo, "--show-interactive-dev-session=false",
+  ], { cwd: root, env: quietEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  child.stdout.on("data", (d) => { output += d; });
+  child.stderr.on("data", (d) => { output += d; });
+  const stop = () => { try { process.kill(-child.pid, "SIGTERM"); } catch { /* gone */ } };
+  cleanups.push(stop);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the baseline's wrangler dev exited early (${child.exitCode}):\n${output}`);
+    try {
+      const res = await request({ port, path: "/health" });
+      if (res.status === 200) return { port, stop };
+    } catch { /* not up yet */ }
+    await sleep(200);
+  }
+  throw new Error(`the baseline did not answer within 60 s:\n${output}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// One HTTP client for everything: node:http with keep-alive, on loopback only.
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** { port, host?, method?, path, headers?, json? } → { status, headers, text, json() } */
+function request({ port, host, method = "GET", path: p, headers = {}, json }) {
+  return new Promise((resolve, reject) => {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const req = http.request({
+      host: "127.0.0.1", port, method, path: p, agent,
+      headers: {
+        host: host ?? `localhost:${port}`,
+        ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }),
+        ...headers,
+      },
+      timeout: 30_000,
+    }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) });
+      });
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`timed out: ${method} ${p}`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function expectStatus(res, status, what) {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${res.text.slice(0, 500)}`);
+  return res;
+}
+
+/** Runs `total` calls of `fn(i)` with `concurrency` in flight; returns the wall time in ms. */
+async function drive(total, concurrency, fn) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, async () => {
+    while (next < total) await fn(next++);
+  }));
+  return performance.now() - started;
+}
+
+function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+const ms = (v) => (Number.isFinite(v) ? `${v.toFixed(1)} ms` : "n/a");
+
+function table(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  for (const [i, r] of rows.entries()) {
+    console.log("  " + r.map((cell, c) => String(cell).padEnd(widths[c])).join("  "));
+    if (i === 0) console.log("  " + widths.map((w) => "-".repeat(w)).join("  "));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The relay: a signed-in human, a claimed agent, one deployed app.
+
+const manifest = {
+  $defs: {
+    Item: {
+      type: "object",
+      properties: { title: { type: "string", maxLength: 200 }, n: { type: "integer" }, tag: { type: "string", enum: ["a", "b"] }, t: { type: "number" } },
+      required: ["title", "n"],
+      additionalProperties: false,
+    },
+  },
+  "x-service-manifest": {
+    app: { name: "Bench" },
+    collections: {
+      items: { schema: { $ref: "#/$defs/Item" }, read: ["owner"], write: ["owner"], delete: ["owner"] },
+      docs: { schema: { $ref: "#/$defs/Item" }, read: ["owner"], write: ["owner"], delete: ["owner"] },
+      pings: { schema: { $ref: "#/$defs/Item" }, read: ["owner"], write: ["owner"], delete: ["owner"] },
+    },
+  },
+};
+
+async function setUpApp(port) {
+  const ip = "198.18.0.1";
+  const base = `http://localhost:${port}`;
+  const email = `bench-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  expectStatus(await request({ port, method: "POST", path: "/v1/auth/request-link", headers: { "cf-connecting-ip": ip }, json: { email } }), 200, "request-link");
+  const mail = expectStatus(await request({ port, path: `/__dev/mail?to=${encodeURIComponent(email)}`, headers: { "cf-connecting-ip": ip } }), 200, "dev mail").json();
+  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(mail.messages?.[0]?.text ?? "")?.[0];
+  if (!link) throw new Error("no sign-in link in the development outbox");
+  const verify = new URL(link);
+  const verified = expectStatus(await request({ port, path: verify.pathname + verify.search, headers: { "cf-connecting-ip": ip } }), 302, "verify");
+  const cookie = [verified.headers["set-cookie"] ?? []].flat().map((c) => c.split(";")[0]).find((c) => c.startsWith("relay_session="));
+  if (!cookie) throw new Error("the sign-in link set no relay_session cookie");
+  const code = expectStatus(await request({ port, method: "POST", path: "/v1/self/claim-codes", headers: { cookie, origin: base, "cf-connecting-ip": ip } }), 201, "claim code").json().code;
+  const key = expectStatus(await request({ port, method: "POST", path: "/v1/register", headers: { "cf-connecting-ip": ip }, json: { name: "bench" } }), 201, "register").json().api_key;
+  const auth = { authorization: `Bearer ${key}`, "cf-connecting-ip": ip };
+  expectStatus(await request({ port, method: "POST", path: "/v1/agents/claim", headers: auth, json: { code } }), 200, "claim");
+  const app = expectStatus(await request({ port, method: "POST", path: "/v1/apps", headers: auth, json: { html: "<p>bench</p>", manifest } }), 201, "deploy").json();
+  const slug = app.slug ?? (app.url ? new URL(app.url).hostname.split(".")[0] : undefined);
+  if (!slug) throw new Error(`the deploy answer named no slug: ${JSON.stringify(app)}`);
+  return { key, auth, appId: app.app_id, slug };
+}
+
+// ---------------------------------------------------------------------------------------
+// (a) creates per second
+
+async function benchCreates(relay, app, baseline) {
+  console.log(`\n(a) row creates per second: ${CREATES} creates × ${ROUNDS} rounds at concurrency ${CONCURRENCY}`);
+  const relayPath = `/v1/apps/${app.appId}/collections/items`;
+  const relayCreate = async (i) => {
+    const res = await request({ port: relay.port, method: "POST", path: relayPath, headers: app.auth, json: { data: { title: `item ${i}`, n: i, tag: i % 2 ? "a" : "b" } } });
+    if (res.status !== 201) throw new Error(`relay create answered ${res.status}: ${res.text.slice(0, 300)}`);
+  };
+  const baselineCreate = async (i) => {
+    const res = await request({ port: baseline.port, method: "POST", path: "/rows", json: { title: `item ${i}`, n: i, tag: i % 2 ? "a" : "b" } });
+    if (res.status !== 201) throw new Error(`baseline insert answered ${res.status}: ${res.text.slice(0, 300)}`);
+  };
+  // Warm both (module load, DO start, SQLite file, keep-alive sockets).
+  const warm = Math.min(200, CREATES);
+  await drive(warm, CONCURRENCY, baselineCreate);
+  await drive(warm, CONCURRENCY, relayCreate);
+  const rates = { relay: [], baseline: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which goes first so neither always runs on a warmer machine.
+    const order = round % 2 === 0 ? ["baseline", "relay"] : ["relay", "baseline"];
+    for (const which of order) {
+      const wall = await drive(CREATES, CONCURRENCY, which === "relay" ? relayCreate : baselineCreate);
+      rates[which].push((CREATES / wall) * 1000);
+    }
+  }
+  const best = (xs) => Math.max(...xs);
+  const ratio = best(rates.relay) / best(rates.baseline);
+  table([
+    ["target", ...rates.relay.map((_, i) => `round ${i + 1}`), "best"],
+    ["bare Worker→DO→SQLite insert", ...rates.baseline.map((r) => `${r.toFixed(0)}/s`), `${best(rates.baseline).toFixed(0)}/s`],
+    ["relay: auth + validate + create", ...rates.relay.map((r) => `${r.toFixed(0)}/s`), `${best(rates.relay).toFixed(0)}/s`],
+  ]);
+  console.log(`  ratio relay/bare: ${ratio.toFixed(2)}   (goal ≥ 0.8) ${ratio >= 0.8 ? "met" : "not met"}`);
+  return { relay: best(rates.relay), baseline: best(rates.baseline), ratio };
+}
+
+// ---------------------------------------------------------------------------------------
+// (b) write → watcher delivery
+
+function loopbackLookup(_hostname, options, callback) {
+  if (options && options.all) callback(null, [{ address: "127.0.0.1", family: 4 }]);
+  else callback(null, "127.0.0.1", 4);
+}
+
+/** Opens one feed socket, subscribes from the head, resolves once caught up. */
+function openWatcher(relay, app, onEntries) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://${app.slug}.localhost:${relay.port}/_svc/ws`, ["service.v1", `service.agentkey.${app.key}`], {
+      lookup: loopbackLookup, handshakeTimeout: 30_000, perMessageDeflate: false,
+    });
+    let ready = false;
+    const timer = setTimeout(() => { ws.terminate(); reject(new Error("a watcher was not caught up within 30 s")); }, 30_000);
+    ws.on("message", (raw) => {
+      const now = performance.now();
+      let frame;
+      try { frame = JSON.parse(String(raw)); } catch { return; }
+      if (frame.type === "hello") {
+        ws.send(JSON.stringify({ type: "sub", since: Number(frame.seq) || 0 }));
+      } else if (frame.type === "batch") {
+        if (frame.entries?.length) onEntries(frame.entries, now);
+        if (frame.truncated) ws.send(JSON.stringify({ type: "sub", since: frame.cursor }));
+        else if (!ready) { ready = true; clearTimeout(timer); resolve(ws); }
+      } else if (frame.type === "entry") {
+        onEntries([frame.entry], now);
+      } else if (frame.type === "error") {
+        clearTimeout(timer);
+        reject(new Error(`a watcher got an error frame: ${JSON.stringify(frame.error)}`));
+      }
+    });
+    ws.on("error", (e) => { clearTimeout(timer); reject(e); });
+    ws.on("close", (code) => { if (!ready) { clearTimeout(timer); reject(new Error(`a watcher closed before catching up (${code})`)); } });
+  });
+}
+
+async function benchWatchers(relay, app) {
+  console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size, one at a time; latency from sending the POST to the frame's arrival at each watcher`);
+  const rows = [["watchers", "deliveries", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / ack p99", "goal"]];
+  const results = [];
+  const sockets = [];
+  const closeAll = () => { for (const ws of sockets.splice(0)) { try { ws.terminate(); } catch { /* gone */ } } };
+  cleanups.push(closeAll);
+  const writePath = `/v1/apps/${app.appId}/collections/pings`;
+  // `sent[n]` is when write n left; `seen[n]` counts the watchers that have it.
+  let sent = new Map();
+  let seen = new Map();
+  let latencies = [];
+  let waiting = null;
+  let target = 0;
+  const onEntries = (entries, now) => {
+    for (const e of entries) {
+      if (e.collection_name !== "pings" || e.op !== "create") continue;
+      const n = e.data?.n;
+      const t0 = sent.get(n);
+      if (t0 === undefined) continue;
+      latencies.push(now - t0);
+      const count = (seen.get(n) ?? 0) + 1;
+      seen.set(n, count);
+      if (count === target && waiting?.n === n) waiting.resolve();
+    }
+  };
+  let seq = 0;
+  for (const size of [...WATCHERS].sort((a, b) => a - b)) {
+    // Grow the pool to `size` sockets, opening at most 50 at a time.
+    while (sockets.length < size) {
+      const batch = Math.min(50, size - sockets.length);
+      sockets.push(...(await Promise.all(Array.from({ length: batch }, () => openWatcher(relay, app, onEntries)))));
+    }
+    target = size;
+    sent = new Map();
+    seen = new Map();
+    latencies = [];
+    const acks = [];
+    let missed = 0;
+    for (let i = 0; i < WATCH_WRITES + 3; i++) {
+      const n = ++seq;
+      const done = new Promise((resolve) => { waiting = { n, resolve }; });
+      const t0 = performance.now();
+      sent.set(n, t0);
+      const res = await request({ port: relay.port, method: "POST", path: writePath, headers: app.auth, json: { data: { title: "ping", n } } });
+      if (res.status !== 201) throw new Error(`watched write answered ${res.status}: ${res.text.slice(0, 300)}`);
+      const ack = performance.now() - t0;
+      const timedOut = await Promise.race([done.then(() => false), sleep(10_000).then(() => true)]);
+      waiting = null;
+      if (i < 3) { latencies = []; continue; } // warm-up writes, not timed
+      acks.push(ack);
+      if (timedOut) missed += size - (seen.get(n) ?? 0);
+    }
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+    const ackP99 = percentile(acks, 99);
+    rows.push([String(size), `${latencies.length}${missed ? ` (${missed} missed)` : ""}`, ms(p50), ms(p99), ms(percentile(acks, 50)), ms(ackP99), (p99 / ackP99).toFixed(2),
+      size === 1000 ? `p99 < 50 ms: ${p99 < 50 ? "met" : "not met"}` : ""]);
+    results.push({ size, p50, p99, ackP50: percentile(acks, 50), ackP99, missed });
+  }
+  closeAll();
+  table(rows);
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------
+// (c) list of 1,000 rows with where + sort
+
+async function benchList(relay, app, baseline) {
+  console.log(`\n(c) list ${LIST_ROWS} rows with where + sort, ${LIST_RUNS} runs each (after 3 warm-up runs)`);
+  const B = `/v1/apps/${app.appId}/collections/docs`;
+  await drive(LIST_ROWS, CONCURRENCY, async (i) => {
+    expectStatus(await request({ port: relay.port, method: "POST", path: B, headers: app.auth, json: { data: { title: `doc ${i}`, n: i, tag: "a", t: Math.random() } } }), 201, "seed row");
+  });
+  const q = encodeURIComponent(JSON.stringify({ where: [{ field: "tag", op: "eq", value: "a" }, { field: "n", op: "gte", value: 0 }], sort: [{ field: "t", dir: "desc" }] }));
+  const variants = [
+    ["relay: where + sort", { port: relay.port, path: `${B}?limit=${LIST_ROWS}&q=${q}`, headers: app.auth }],
+    ["relay: no where, no sort", { port: relay.port, path: `${B}?limit=${LIST_ROWS}`, headers: app.auth }],
+    ["bare Worker→DO→SQLite SELECT", { port: baseline.port, path: `/rows?limit=${LIST_ROWS}` }],
+  ];
+  const timings = new Map(variants.map(([name]) => [name, []]));
+  for (let run = 0; run < LIST_RUNS + 3; run++) {
+    for (const [name, req] of variants) {
+      const t0 = performance.now();
+      const res = expectStatus(await request(req), 200, name);
+      const took = performance.now() - t0;
+      const count = res.json().rows.length;
+      if (count !== LIST_ROWS) throw new Error(`${name} returned ${count} rows, expected ${LIST_ROWS}`);
+      if (run >= 3) timings.get(name).push(took);
+    }
+  }
+  const p50 = (name) => percentile(timings.get(name), 50);
+  const rows = [["list", "p50", "p99", "ratio to where + sort"]];
+  for (const [name] of variants) rows.push([name, ms(p50(name)), ms(percentile(timings.get(name), 99)), (p50("relay: where + sort") / p50(name)).toFixed(2)]);
+  table(rows);
+  return Object.fromEntries([...timings.keys()].map((name) => [name, p50(name)]));
+}
+
+// ---------------------------------------------------------------------------------------
+
+async function main() {
+  const started = performance.now();
+  console.log("starting the relay and the baseline (wrangler dev, same node_modules, loopback)…");
+  const relayPort = await freePort();
+  const relay = await startRelay({ port: relayPort, persistTo: tempDir("relay"), stdio: "pipe" });
+  cleanups.push(relay.stop);
+  const baseline = await startBaseline();
+  const app = await setUpApp(relay.port);
+  console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
+  await benchCreates(relay, app, baseline);
+  if (WATCHERS.length) await benchWatchers(relay, app);
+  await benchList(relay, app, baseline);
+  console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+main().then(() => {
+  cleanup();
+  process.exit(0);
+}, (err) => {
+  console.error(`\nbench failed: ${err?.stack ?? err}`);
+  cleanup();
+  process.exit(1);
+});
