@@ -34,6 +34,7 @@ import type { CallContext } from "../../../durable-objects/app-store/app-store";
 import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type PageCaller } from "./caller";
 import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";
+import { challengeOutcome } from "../../auth/turnstile";
 
 /** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
 const ANON_WRITES_PER_MINUTE = 60;
@@ -62,7 +63,10 @@ async function target(c: ServeContext): Promise<Target> {
   const caller = await resolveCaller(c.env, served, live.policy, credentialsFromHeaders(c), clientIp(c));
   return {
     caller,
-    call: { appId: served.app.id, version: served.app.currentVersion!, principal: caller.principal },
+    call: {
+      appId: served.app.id, version: served.app.currentVersion!, principal: caller.principal,
+      challenge: await challengeOutcome(c.env, c.req.header("x-service-challenge"), clientIp(c)),
+    },
     store: appStore(c.env, served.app.id),
     collection: c.req.param("collection") ?? "",
   };
