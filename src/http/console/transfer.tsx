@@ -81,7 +81,7 @@ async function accept(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return seeOther(c, `/transfer?token=${encodeURIComponent(token)}`);
   const { app } = await acceptTransfer(c.env, token, { humanId: human.humanId, email: human.email }, (p) => c.executionCtx.waitUntil(p));
-  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=transferred`);
+  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}`);
 }
 
 export function transferPages(route: PageRoute): void {

@@ -291,7 +291,8 @@ describe("the console page /transfer", () => {
 
     const done = await call("/transfer", { method: "POST", session: recipient.session, ...form([["token", token]]) });
     expect(done.status).toBe(303);
-    expect(done.headers.get("location")).toBe(`/console/apps/${s.app.app_id}?flash=transferred`);
+    expect(done.headers.get("location")).toBe(`/console/apps/${s.app.app_id}`);
+    expect((await call(done.headers.get("location")!, { session: recipient.session })).status).toBe(200);
     expect(await env.DB.prepare("SELECT owner_human_id FROM apps WHERE id = ?1").bind(s.app.app_id).first("owner_human_id")).toBe(recipient.humanId);
 
     const spent = await call(page, { session: recipient.session });
