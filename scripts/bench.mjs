@@ -249,6 +249,9 @@ function loopbackLookup(_hostname, options, callback) {
   else callback(null, "127.0.0.1", 4);
 }
 
+/** Close codes of watchers the relay closed after they were caught up. */
+const closedWatchers = [];
+
 /** Opens one feed socket, subscribes from the head, resolves once caught up. */
 function openWatcher(relay, app, onEntries) {
   return new Promise((resolve, reject) => {
@@ -275,7 +278,10 @@ function openWatcher(relay, app, onEntries) {
       }
     });
     ws.on("error", (e) => { clearTimeout(timer); reject(e); });
-    ws.on("close", (code) => { if (!ready) { clearTimeout(timer); reject(new Error(`a watcher closed before catching up (${code})`)); } });
+    ws.on("close", (code) => {
+      if (!ready) { clearTimeout(timer); reject(new Error(`a watcher closed before catching up (${code})`)); }
+      else closedWatchers.push(code);
+    });
   });
 }
 
@@ -326,7 +332,7 @@ async function benchWatchers(relay, app) {
       const res = await request({ port: relay.port, method: "POST", path: writePath, headers: app.auth, json: { data: { title: "ping", n } } });
       if (res.status !== 201) throw new Error(`watched write answered ${res.status}: ${res.text.slice(0, 300)}`);
       const ack = performance.now() - t0;
-      const timedOut = await Promise.race([done.then(() => false), sleep(10_000).then(() => true)]);
+      const timedOut = await Promise.race([done.then(() => false), sleep(3_000).then(() => true)]);
       waiting = null;
       if (i < 3) { latencies = []; continue; } // warm-up writes, not timed
       acks.push(ack);
@@ -339,8 +345,10 @@ async function benchWatchers(relay, app) {
       size === 1000 ? `p99 < 50 ms: ${p99 < 50 ? "met" : "not met"}` : ""]);
     results.push({ size, p50, p99, ackP50: percentile(acks, 50), ackP99, missed });
   }
+  const closedByRelay = closedWatchers.length;
   closeAll();
   table(rows);
+  if (closedByRelay) console.log(`  ${closedByRelay} watcher socket(s) were closed by the relay during the run (codes ${[...new Set(closedWatchers)].join(", ")})`);
   return results;
 }
 
