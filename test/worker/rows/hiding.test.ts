@@ -198,3 +198,42 @@ describe("no implicit owner access", () => {
     }
   });
 });
+
+describe("relations", () => {
+  const TICKETS = {
+    $defs: {},
+    "x-service-manifest": {
+      app: { name: "Tickets" },
+      collections: {
+        tickets: {
+          relations: { assignee: { field: "assignee", set: "writer" } },
+          read: ["creator", "assignee"], write: ["owner"], update: ["creator", "assignee"], delete: ["creator"],
+        },
+      },
+    },
+  };
+
+  it("a relation field naming the caller makes the row readable and updatable; a writer-set field only the creator may change", async () => {
+    const ctx = await setup(TICKETS);
+    const mine = await ctx.create("tickets", { title: "for the agent", assignee: ctx.agent.agent_id }, { key: "t1" }, "owner");
+    await ctx.create("tickets", { title: "for someone else", assignee: "somebody" }, { key: "t2" }, "owner");
+    expect((await ctx.list("tickets")).rows.map((r) => r.key)).toEqual(["t1"]);
+    expect(await ctx.get("tickets", "t1")).toEqual(mine);
+    await expectError(await ctx.agentCall(ctx.path("tickets", "/t2")), 404, "row_not_found");
+    // The assignee may update, keeping the relation field as it is.
+    expect((await ctx.update("tickets", "t1", { title: "done", assignee: ctx.agent.agent_id })).version).toBe(2);
+    // Changing (or dropping) it is the creator's call: the whole write is refused.
+    for (const data of [{ title: "x", assignee: "somebody" }, { title: "x" }]) {
+      const e = await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.path("tickets", "/t1"), { method: "PATCH", json: { data } }), 403, "relation_set_forbidden"));
+      expect(e.details).toEqual({ relation: "assignee", field: "assignee" });
+    }
+    // Not the creator: may not delete a readable row.
+    await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.path("tickets", "/t1"), { method: "DELETE" }), 403, "collection_delete_forbidden"));
+    // The creator reassigns it; from then on it is hidden from the agent on every verb.
+    await ctx.update("tickets", "t1", { title: "done", assignee: "somebody" }, {}, "owner");
+    await expectError(await ctx.agentCall(ctx.path("tickets", "/t1")), 404, "row_not_found");
+    await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.path("tickets", "/t1"), { method: "PATCH", json: { data: { title: "y" } } }), 404, "row_not_found"));
+    expect((await ctx.list("tickets")).rows).toEqual([]);
+    expect((await ctx.list("tickets", {}, "owner")).rows.map((r) => r.key)).toEqual(["t1", "t2"]);
+  });
+});
