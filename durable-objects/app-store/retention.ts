@@ -2,8 +2,9 @@
  * Row retention per collection (WIRE §2.3, §5.2): the manifest's author default, an owner
  * override kept in the store (so it survives redeploys), the effective bound per axis
  * (override, else default; maxRows capped at MAX_ROWS_PER_APP), how many live rows the
- * next sweep would prune, and the sweep itself. Pruning hard-deletes rows without feed
- * entries; the feed floor moves to the head so every watcher resyncs.
+ * next sweep would prune, and the sweep itself. Pruning hard-deletes live rows without
+ * feed entries; the app's starter rows (creator `system`) are never pruned nor counted.
+ * The feed floor moves to the head so every watcher resyncs.
  */
 import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
@@ -42,18 +43,21 @@ export function effectiveOf(manifest: CompiledManifest, sql: SqlStorage, collect
   return { maxRows: maxRows === null ? null : Math.min(maxRows, maxRowsPerApp), maxAgeDays: o.maxAgeDays ?? d.maxAgeDays };
 }
 
-/** Live rows over either bound: beyond the newest maxRows, or created more than maxAgeDays ago. */
+/** Seed rows (WIRE §2.14: author kind `system`) are outside retention (WIRE §5.2: "live non-seed rows"). */
+const PRUNABLE = "collection = ? AND deleted_at IS NULL AND creator_kind != 'system'";
+
+/** Live non-seed rows over either bound: beyond the newest maxRows, or created more than maxAgeDays ago. */
 function prunableRids(sql: SqlStorage, collection: string, bounds: Axes, now: number): number[] {
   const rids = new Set<number>();
   if (bounds.maxRows !== null) {
     for (const r of sql.exec<{ rid: number }>(
-      "SELECT rid FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL ORDER BY created_at DESC, rid DESC LIMIT -1 OFFSET ?", collection, bounds.maxRows,
+      `SELECT rid FROM _svc_rows WHERE ${PRUNABLE} ORDER BY created_at DESC, rid DESC LIMIT -1 OFFSET ?`, collection, bounds.maxRows,
     )) rids.add(Number(r.rid));
   }
   if (bounds.maxAgeDays !== null) {
     const cutoff = new Date(now - bounds.maxAgeDays * DAY_MS).toISOString();
     for (const r of sql.exec<{ rid: number }>(
-      "SELECT rid FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND created_at < ?", collection, cutoff,
+      `SELECT rid FROM _svc_rows WHERE ${PRUNABLE} AND created_at < ?`, collection, cutoff,
     )) rids.add(Number(r.rid));
   }
   return [...rids];

@@ -163,3 +163,26 @@ describe("the sweep", () => {
     expect((await ctx.list("small")).rows.map((r) => r.data.n)).toEqual([2]);
   });
 });
+
+describe("seed rows", () => {
+  it("the sweep never prunes the app's starter rows (input_data), by count or by age, nor counts them", async () => {
+    const { call, claimedAgent, signIn } = await import("../helpers");
+    const { Ctx } = await import("./fixtures");
+    const human = await signIn();
+    const agent = await claimedAgent(human);
+    const created = await json<{ app_id: string }>(await call("/v1/apps", {
+      key: agent.api_key,
+      json: { html: "<p>seeded</p>", manifest: manifestOf(), input_data: { free: [{ key: "s1", data: { seed: 1 } }, { key: "s2", data: { seed: 2 } }] } },
+    }), 201);
+    const ctx = new Ctx(human, agent, created.app_id);
+    expect((await ctx.get("free", "s1")).creator).toEqual({ kind: "system", id: "seed" });
+    const rows = [];
+    for (let i = 0; i < 3; i++) rows.push(await ctx.create("free", { i }));
+    await ctx.setColumn("free", "s1", "created_at", new Date(Date.now() - days(400)).toISOString());
+    await ctx.setColumn("free", rows[0].key, "created_at", new Date(Date.now() - days(400)).toISOString());
+    const v = await set(ctx, "free", { maxRows: 1, maxAgeDays: 30 });
+    expect(v.wouldPrune).toBe(2);
+    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
+    expect((await ctx.list("free")).rows.map((r) => r.key)).toEqual(["s1", "s2", rows[2].key]);
+  });
+});
