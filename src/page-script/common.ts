@@ -2,14 +2,20 @@
  * Browser helpers shared by the gate shell and the SDK bundle: where the app-session
  * token, the remembered share pass and the visitor token live (localStorage of this
  * app's own origin; app origins never use cookies, WIRE §4.4), reading and stripping the
- * `#k=` / `#svc_grant=` fragment, exchanging a one-time grant for an app session, and the
- * credentials for same-origin `/_svc/*` endpoints and the gated document (headers) and
- * for the feed socket (subprotocol tokens, since a WebSocket cannot carry headers).
+ * `#k=` / `#svc_grant=` / `#g=` fragment, exchanging a one-time grant for an app session
+ * and a grant link for a holder credential (WIRE §4.4), and the credentials for
+ * same-origin `/_svc/*` endpoints and the gated document (headers) and for the feed
+ * socket (subprotocol tokens, since a WebSocket cannot carry headers).
+ *
+ * Only one bearer rides on a request: the owner's or member's app session when the
+ * browser has one, otherwise the grant holder credential.
  */
 
 export const SESSION_KEY = "service.session";
 export const SHARE_KEY = "service.share";
 export const VISITOR_KEY = "service.visitor";
+/** The grant-link holder credential (`grh_…`) this browser got from `POST /_svc/grant`. */
+export const GRANT_KEY = "service.grant";
 export const SHARE_HEADER = "x-service-share";
 export const VISITOR_HEADER = "x-service-visitor";
 
@@ -71,7 +77,7 @@ export function takeFragment(names: string[]): Record<string, string> {
 /** Headers carrying whatever credential this browser holds for the app. */
 export function credentialHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
-  const token = readStored(SESSION_KEY);
+  const token = readStored(SESSION_KEY) ?? readStored(GRANT_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
   const share = readStored(SHARE_KEY);
   if (share) headers[SHARE_HEADER] = share;
@@ -83,7 +89,8 @@ export function credentialHeaders(): Record<string, string> {
 /** The same credentials as feed socket subprotocol tokens, after `service.v1` (a token that is not a valid subprotocol is left out). */
 export function socketProtocols(): string[] {
   const protocols = ["service.v1"];
-  for (const [key, prefix] of [[SESSION_KEY, "session"], [SHARE_KEY, "share"], [VISITOR_KEY, "visitor"]]) {
+  const bearer: [string, string] = readStored(SESSION_KEY) ? [SESSION_KEY, "session"] : [GRANT_KEY, "grant"];
+  for (const [key, prefix] of [bearer, [SHARE_KEY, "share"], [VISITOR_KEY, "visitor"]]) {
     const value = readStored(key);
     if (value && /^[\w.~-]+$/.test(value)) protocols.push(`service.${prefix}.${value}`);
   }
@@ -95,6 +102,8 @@ export interface SessionInfo {
   humanId: string | null;
   visitorId: string | null;
   displayName: string | null;
+  /** Present when the browser holds a grant link: the link's role and this browser's holder id. */
+  grant?: { role: string; holderId: string };
   app: {
     slug: string;
     name: string;
@@ -121,6 +130,27 @@ export async function exchangeGrant(grant: string): Promise<SessionInfo> {
   const body = (await res.json()) as { token: string; session: SessionInfo };
   writeStored(SESSION_KEY, body.token);
   return body.session;
+}
+
+/**
+ * Trades a grant link's `#g=` token for a holder credential and remembers it (WIRE §4.4).
+ * A remembered credential rides along, so a browser that already claimed this link gets
+ * the same one back without spending a use. A link that does not hold (`grant_invalid`)
+ * makes the browser forget its remembered credential.
+ */
+export async function exchangeGrantLink(grant: string): Promise<void> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  const remembered = readStored(GRANT_KEY);
+  if (remembered) headers.authorization = `Bearer ${remembered}`;
+  const res = await fetch("/_svc/grant", { method: "POST", headers, body: JSON.stringify({ grant }), credentials: "omit", cache: "no-store" });
+  if (res.ok) {
+    const body = (await res.json()) as { token: string };
+    writeStored(GRANT_KEY, body.token);
+    return;
+  }
+  const code = res.status === 401 ? ((await res.json().catch(() => null)) as { error?: { code?: string } } | null)?.error?.code : undefined;
+  if (code === "grant_invalid") writeStored(GRANT_KEY, null);
+  throw new Error(`grant link exchange failed (${res.status}${code ? ` ${code}` : ""})`);
 }
 
 /** The address to come back to after /authorize: this page, without secrets in the fragment. */

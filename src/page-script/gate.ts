@@ -3,12 +3,13 @@
  * document. The server cannot see the URL fragment and app origins have no cookies, so
  * this script gathers the visitor's credential in the browser — the `#k=` share token (or
  * the share pass remembered from an earlier visit), the app-session token in localStorage,
- * or a one-time `#svc_grant=` from /authorize that it trades for an app session — fetches
+ * or a one-time `#svc_grant=` from /authorize that it trades for an app session, or a grant
+ * link's `#g=` that it trades for a holder credential (`POST /_svc/grant`) — fetches
  * the real document with it in a header and replaces this page with the answer. With no
  * usable credential it shows the gate: a sign-in button (private) or "this link is not
  * valid" (link).
  */
-import { SESSION_KEY, SHARE_KEY, authorizeUrl, credentialHeaders, exchangeGrant, takeFragment, writeStored } from "./common";
+import { GRANT_KEY, SESSION_KEY, SHARE_KEY, authorizeUrl, credentialHeaders, exchangeGrant, exchangeGrantLink, readStored, takeFragment, writeStored } from "./common";
 import type { BootConfig } from "./types";
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text?: string): HTMLElementTagNameMap[K] {
@@ -51,7 +52,7 @@ async function open(): Promise<void> {
   } catch {
     return;
   }
-  const fragment = takeFragment(["k", "svc_grant"]);
+  const fragment = takeFragment(["k", "svc_grant", "g"]);
   if (fragment.k) writeStored(SHARE_KEY, fragment.k);
   let grantFailed = false;
   if (fragment.svc_grant) {
@@ -59,6 +60,13 @@ async function open(): Promise<void> {
       await exchangeGrant(fragment.svc_grant);
     } catch {
       grantFailed = true;
+    }
+  }
+  if (fragment.g) {
+    try {
+      await exchangeGrantLink(fragment.g);
+    } catch {
+      // Revoked, expired or spent: a remembered credential (if any) is tried below.
     }
   }
 
@@ -80,7 +88,8 @@ async function open(): Promise<void> {
     }
     if (res.status === 401) {
       // Neither credential opens the app any more (rotated link, expired or revoked session).
-      if (headers.authorization) writeStored(SESSION_KEY, null);
+      if (headers.authorization === `Bearer ${readStored(SESSION_KEY)}`) writeStored(SESSION_KEY, null);
+      else if (headers.authorization) writeStored(GRANT_KEY, null);
       if (headers["x-service-share"]) writeStored(SHARE_KEY, null);
     } else {
       showGate(root, config, "error");

@@ -1,7 +1,8 @@
 /**
  * The page's end of the app feed socket (WIRE §3.1) at `/_svc/ws` on its own origin. The
- * credentials ride as subprotocol tokens after `service.v1` (`service.session.<token>`,
- * `service.share.<token>`, `service.visitor.<token>`); the relay answers `service.v1`.
+ * credentials ride as subprotocol tokens after `service.v1` (`service.session.<token>` or
+ * else `service.grant.<grh_…>`, `service.share.<token>`, `service.visitor.<token>`); the
+ * relay answers `service.v1`.
  * After `hello` it subscribes from the store's cursor, feeds `batch`/`entry` frames to the
  * store (which drops any seq it has already applied), asks again while a batch is
  * `truncated`, retakes the snapshot on `resync`, and stops for good on `_dormant` or

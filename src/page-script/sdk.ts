@@ -2,7 +2,9 @@
  * The page script bundle (`/_svc/sdk.<hash>.js`, loaded with `defer`): it takes over the
  * `window.service` object the inline bootstrap created and fills it in place:
  * 1. finishes a sign-in hand-off (`#svc_grant=` from /authorize becomes an app-session
- *    token in localStorage) and remembers a link's `#k=` share pass;
+ *    token in localStorage), remembers a link's `#k=` share pass, and trades a grant
+ *    link's `#g=` for a holder credential (WIRE §4.4, kept in localStorage; an app
+ *    session, when the browser has one, is sent instead of it);
  * 2. asks `/_svc/session` who the viewer is (and, on a public or link app that gives
  *    visitors an identity, mints one at `POST /_svc/visitor` and keeps it);
  * 3. opens the feed socket (live.ts) and, once it said hello, snapshots every declared
@@ -11,7 +13,10 @@
  * Calls made before it arrived are replayed at once; network calls wait only for step 2.
  * When framed it reports the document height to the parent (WIRE §4.2 "embed resize").
  */
-import { SESSION_KEY, SHARE_KEY, VISITOR_KEY, authorizeUrl, credentialHeaders, exchangeGrant, takeFragment, writeStored, type SessionInfo } from "./common";
+import {
+  GRANT_KEY, SESSION_KEY, SHARE_KEY, VISITOR_KEY, authorizeUrl, credentialHeaders, exchangeGrant, exchangeGrantLink, readStored, takeFragment, writeStored,
+  type SessionInfo,
+} from "./common";
 import { Live } from "./live";
 import { Store, api } from "./store";
 import type { Author, BootstrappedService, BufferedCall, Internal, Member, ServiceSession } from "./types";
@@ -32,8 +37,10 @@ async function fetchSession(): Promise<SessionInfo | null> {
   const res = await fetch("/_svc/session", { headers, credentials: "omit", cache: "no-store" });
   if (res.ok) return (await res.json()) as SessionInfo;
   if (res.status === 401 && headers.authorization) {
-    // The stored app session expired or lost its access: forget it and ask again as a visitor.
-    writeStored(SESSION_KEY, null);
+    // The stored app session expired or lost its access (or the grant link was revoked or
+    // expired, `grant_invalid`): forget that credential and ask again without it.
+    if (headers.authorization === `Bearer ${readStored(SESSION_KEY)}`) writeStored(SESSION_KEY, null);
+    else writeStored(GRANT_KEY, null);
     return fetchSession();
   }
   return null;
@@ -145,7 +152,7 @@ async function start(): Promise<void> {
   replay(service, internal);
   reportHeight();
 
-  const fragment = takeFragment(["svc_grant", "k"]);
+  const fragment = takeFragment(["svc_grant", "k", "g"]);
   if (fragment.k) writeStored(SHARE_KEY, fragment.k);
   let info: SessionInfo | null = null;
   try {
@@ -154,6 +161,13 @@ async function start(): Promise<void> {
         await exchangeGrant(fragment.svc_grant);
       } catch (err) {
         console.warn("service: the sign-in hand-off could not be completed; continuing as before.", err);
+      }
+    }
+    if (fragment.g) {
+      try {
+        await exchangeGrantLink(fragment.g);
+      } catch (err) {
+        console.warn("service: the grant link could not be used; continuing as before.", err);
       }
     }
     info = await fetchSession();
@@ -189,11 +203,14 @@ async function start(): Promise<void> {
  */
 function watchFragment(): void {
   window.addEventListener("hashchange", () => {
-    const fragment = takeFragment(["svc_grant", "k"]);
+    const fragment = takeFragment(["svc_grant", "k", "g"]);
     if (fragment.k) writeStored(SHARE_KEY, fragment.k);
     const grant = fragment.svc_grant;
     if (grant) {
       exchangeGrant(grant).catch((err) => console.warn("service: the sign-in hand-off could not be completed.", err))
+        .finally(() => window.location.reload());
+    } else if (fragment.g) {
+      exchangeGrantLink(fragment.g).catch((err) => console.warn("service: the grant link could not be used.", err))
         .finally(() => window.location.reload());
     } else if (fragment.k) {
       window.location.reload();

@@ -2,7 +2,11 @@
  * `/_svc/session` on an app origin. GET tells the page who is looking (WIRE §4.3): the
  * owner or a member with an app session, or an anonymous visitor — on a public
  * or link app an anonymous caller gets 200 with kind "anonymous"; on a private app it
- * gets 401. POST trades a one-time grant from /authorize for an app-session token.
+ * gets 401. A grant-link holder (`Authorization: Bearer grh_…`) is still kind
+ * "anonymous" (WIRE §4.2) and gets 200 on any app, with `grant: { role, holderId }`
+ * naming the link's role and this browser's holder id (the `id` of the rows it writes);
+ * the field is absent for everyone else. A holder credential that no longer holds
+ * answers 401 `grant_invalid`, so the page forgets it. POST trades a one-time grant from /authorize for an app-session token.
  */
 import type { Hono } from "hono";
 import { z } from "zod";
@@ -18,17 +22,19 @@ import { consumeGrant } from "./grants";
 import { signAppSession, signVisitor, signingKeys, verifyVisitor } from "./tokens";
 import { requireKeys, viewerOf, canOpen, type Viewer } from "./viewer";
 import { VISITOR_HEADER } from "./caller";
+import { grantInvalid } from "../../apps/grant-links";
 
 const MAX_SESSION_BODY_BYTES = 4096;
 const grantBody = z.strictObject({ grant: z.string().min(1).max(200) });
 
-export async function sessionBody(c: ServeContext, served: ServedApp, policy: ServedPolicy, viewer: Pick<Viewer, "kind" | "humanId">, visitorId: string | null = null) {
+export async function sessionBody(c: ServeContext, served: ServedApp, policy: ServedPolicy, viewer: Pick<Viewer, "kind" | "humanId"> & { grant?: Viewer["grant"] }, visitorId: string | null = null) {
   const human = viewer.humanId ? await getHuman(c.env, viewer.humanId) : undefined;
   return {
     kind: viewer.kind,
     humanId: viewer.humanId,
     visitorId: viewer.kind === "anonymous" ? visitorId : null,
     displayName: human ? displayName(human) : null,
+    ...(viewer.grant ? { grant: { role: viewer.grant.role, holderId: viewer.grant.holderId } } : {}),
     app: {
       slug: served.slug,
       name: policy.app.name,
@@ -64,10 +70,13 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
     const served = c.get("served");
     const live = await served.live();
     const viewer = await viewerOf(c, served);
+    if (viewer.rejected && viewer.kind === "anonymous" && !viewer.grant && /^Bearer\s+grh_/i.test(c.req.header("authorization") ?? "")) {
+      throw grantInvalid("unknown");
+    }
     if (viewer.rejected && viewer.kind === "anonymous" && c.req.header("authorization") !== undefined) {
       throw new RelayError("unauthorized", "The app session is expired, revoked or for another app; sign in again.");
     }
-    if (served.app.visibility === "private" && viewer.kind === "anonymous" && !viewer.share) {
+    if (served.app.visibility === "private" && viewer.kind === "anonymous" && !viewer.share && !viewer.grant) {
       throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.",
         { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` });
     }
