@@ -56,6 +56,9 @@ billing passes to the longest-standing admin. To a non-member an organization do
   \`POST …/upgrade/dismiss { version? }\` records the dismissed version (the one on offer when
   none is named; \`409 conflict\` when nothing is on offer and none is named). Owner only
   (\`403 forbidden\` for a member).
+  \`POST …/upgrade\` and \`POST …/upgrade/revert\` answer the same real state: for an app I own
+  or joined, \`409 conflict\` (\`details.template: null\`: not installed from a template, so
+  nothing to upgrade or revert); any other app \`404 app_not_found\`.
 - \`PUT /v1/self/marketing-consent { marketing_consent }\` answers the profile.
   \`POST /v1/self/signup-source { source, detail? }\` records the answer once (\`201\`; a second
   answer is \`409 conflict\` with \`details.recorded\`).

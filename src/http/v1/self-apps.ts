@@ -102,4 +102,21 @@ export function selfAppRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ version: z.string().trim().min(1).max(64).regex(/^[0-9A-Za-z.+-]+$/, "a version such as 1.2.0").optional() }), bodyOptional: true,
     responses: { 200: { description: "Upgrade state", schema: upgradeSchema }, ...errors(400, 409), ...appErrors },
   }, async (c, { body }) => c.json(await dismissUpgrade(c.env, humanId(c), await ownedVisible(c), body.version)));
+
+  for (const [suffix, verb] of [["", "upgrade"], ["/revert", "revert"]] as const) {
+    defineRoute(app, {
+      method: "post", path: `/v1/self/apps/:appId/upgrade${suffix}`, tag: "account", auth: "human",
+      summary: verb === "upgrade"
+        ? "Upgrade my app in place to its template's newer version (an app not installed from a template has nothing to upgrade: 409 conflict)"
+        : "Return my app to the version before its last template upgrade (an app not installed from a template has nothing to revert: 409 conflict)",
+      body: z.strictObject({}), bodyOptional: true,
+      responses: { ...errors(400, 409), ...appErrors },
+    }, async (c) => {
+      const v = await visibleApp(c.env, humanId(c), c.req.param("appId")!);
+      // No app is installed from a template yet, so there is never anything to apply.
+      throw new RelayError("conflict", verb === "upgrade"
+        ? "This app was not installed from a template, so there is no template upgrade to apply."
+        : "This app was not installed from a template, so there is no template upgrade to revert.", { app_id: v.app.id, template: null });
+    });
+  }
 }

@@ -192,3 +192,26 @@ describe("template upgrade badge", () => {
     expect(await env.DB.prepare("SELECT count(*) AS n FROM upgrade_dismissals WHERE app_id = ?1").bind(s.app.app_id).first("n")).toBe(0);
   });
 });
+
+describe("POST upgrade and upgrade/revert", () => {
+  it("owner and member → 409 conflict (not installed from a template); stranger → 404; trashed → 410", async () => {
+    const s = await setup();
+    const friend = await member(s);
+    const stranger = await signIn();
+    for (const suffix of ["", "/revert"]) {
+      for (const who of [s.who.human, friend]) {
+        for (const ref of [s.app.app_id, s.app.slug]) {
+          const err = await expectError(await call(`/v1/self/apps/${ref}/upgrade${suffix}`, { method: "POST", session: who.session }), 409, "conflict");
+          expect(err.details).toEqual({ app_id: s.app.app_id, template: null });
+          expect(err.message).toMatch(/not installed from a template/);
+        }
+      }
+      await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { method: "POST", session: stranger.session }), 404, "app_not_found");
+      await expectError(await call(`/v1/self/apps/app_nope/upgrade${suffix}`, { method: "POST", session: s.who.human.session }), 404, "app_not_found");
+      await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { method: "POST" }), 401, "unauthorized");
+      await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { session: s.who.human.session, json: { x: 1 } }), 400, "invalid_request");
+    }
+    await json(await call(s.path, { method: "DELETE", key: s.key }), 200);
+    await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade`, { method: "POST", session: s.who.human.session }), 410, "soft_deleted");
+  });
+});
