@@ -14,6 +14,7 @@ import { appsRestore } from "./apps/restore.ts";
 import { appsPurge } from "./apps/purge.ts";
 import { appsWake } from "./apps/wake.ts";
 import { appsWatch } from "./apps/watch.ts";
+import { appsTransfer } from "./apps/transfer.ts";
 import { data } from "./data/data.ts";
 import { membersAdd } from "./members/add.ts";
 import { membersList } from "./members/list.ts";
@@ -47,8 +48,8 @@ export const COMMANDS: Command[] = [deploy, data];
 export const NOUNS: Noun[] = [
   {
     name: "apps",
-    summary: "list, inspect, audit, change, delete, restore, purge and watch your apps",
-    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch],
+    summary: "list, inspect, audit, change, delete, restore, purge, watch and transfer your apps",
+    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch, appsTransfer],
   },
   { name: "members", summary: "invite people to an app, set their custom roles, remove them", verbs: [membersAdd, membersList, membersSetRole, membersRemove, membersRoles] },
   { name: "grants", summary: "links that give whoever opens them a custom role (mint, list, revoke)", verbs: [grantsMint, grantsList, grantsRevoke] },
