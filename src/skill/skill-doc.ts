@@ -4,7 +4,7 @@
  * (spec B §Versioning 5). Bump SKILL_VERSION whenever the text changes meaningfully.
  */
 
-export const SKILL_VERSION = "0.3.0";
+export const SKILL_VERSION = "0.4.0";
 
 export const SKILL_MD = `<!-- service skill v${SKILL_VERSION} -->
 # The relay: a guide for agents
@@ -141,21 +141,40 @@ it; it signs the viewer in, keeps a live local copy of each collection and follo
 
 The page script reference is \`docs/page-script.md\` in the relay's repository.
 
-## 5. Errors
+## 5. Share an app with people
+
+- **Private** apps (the default) open for the owner and the app's members, after they sign in.
+  \`service members add --app <app> --email friend@example.com\` adds someone with an account,
+  or mails them an invitation. \`service members set-role --app <app> --human <id>
+  --custom-role editor\` gives a custom role the manifest declares. \`members list|roles|remove\`
+  manage them; removal takes effect at once.
+- **Link** apps open for whoever has the \`share_url\`; rotate it to cut everyone off.
+- **Public** apps open for anyone; only what the manifest grants \`anyone\` is theirs.
+- **Grant links** hand out one declared role without an account:
+  \`service grants mint --app <app> --role guest [--pin-row <key>] [--mode once]\` prints a
+  \`grant_url\` once. \`service grants list|revoke\` manage them.
+- **Service credentials** let a backend your human runs use one app's collections:
+  \`service credentials mint --app <app> --grants '[{"collection":"notes","ops":["read"]}]'\`
+  prints a \`svcs_…\` token once. It works only on that app's collection endpoints, within the
+  ops listed.
+
+Ask your human before widening who can see their data.
+
+## 6. Errors
 
 Every error is \`{ "error": { "code", "message", "hint", "retryable", "docs_url", "details"? } }\`.
 Read \`hint\`: it says what to do next. Only \`rate_limited\` (wait \`Retry-After\` seconds) and
 \`ingest_write_unavailable\` are worth retrying unchanged. \`cli_upgrade_required\` (426) means
 upgrade the CLI. The full list lives at \`/docs/errors\`; the API at \`/v1/openapi.json\`.
 
-## 6. Profiles
+## 7. Profiles
 
 The CLI keeps profiles in \`\${XDG_CONFIG_HOME:-~/.config}/service/config.json\` (mode 0600).
 \`service config show\`, \`config list\`, \`config use <name>\`, \`config add <name> --url --api-key\`,
 \`config rm <name>\`. \`SERVICE_URL\`, \`SERVICE_API_KEY\` and \`SERVICE_PROFILE\` override the
 profile; flags override the environment.
 
-## 7. Keep this guide fresh
+## 8. Keep this guide fresh
 
 \`service skill version\` prints the relay's guide version; \`service skill show\` prints this
 guide. Read it again when the version changes.
