@@ -127,7 +127,7 @@ ${accountSection}
 |---|---|
 | \`GET /\` | the owner console (sign-in at \`/signin\`) |
 | \`GET /device?code=\` | the device-approval page |
-| \`GET /console/apps\` | the apps I own or joined; \`/console/apps/<id>\`: an owned app's members |
+| \`GET /console/apps\` | the apps I own or joined; \`/console/apps/<id>\`: an owned app's members, grant links and service credentials (links and tokens shown once, on the page answering the mint or rotate) |
 | \`GET /invite?token=\` | accept an app invitation (after signing in as the invited address) |
 | \`GET /docs/errors\` | every error code, with an anchor per code |
 | \`GET /skills/service/SKILL.md\` | the agents' guide (markdown), no credential |

@@ -6,7 +6,8 @@
  * clears), remove a member, and withdraw a pending invitation. Every form goes through
  * the same functions as /v1/apps/:id/members, is same-origin checked by `page`, and
  * redirects back with a flash message; a refused form re-renders the page with the
- * reason and the refusal's status.
+ * reason and the refusal's status. The same page carries the app's grant links and
+ * service credentials (`app-access-view.tsx`; their forms are in `app-access.tsx`).
  */
 import { z } from "zod";
 import { config } from "../../config";
@@ -16,14 +17,19 @@ import { appsJoinedBy, cancelInvite, findMember, pendingInvites, removeMember, s
 import { addByEmail, checkRoles, liveManifest, membersOf, type MemberView } from "../../apps/members";
 import { appUrl } from "../../apps/urls";
 import { normaliseEmail } from "../../db/humans";
+import { listCredentials } from "../../db/credentials";
+import { listGrantLinks } from "../../db/grant-links";
+import { credentialView } from "../../apps/credentials";
+import { grantView } from "../../apps/grant-links";
 import type { AppContext, HumanPrincipal } from "../types";
+import { AccessSections, type AccessProblem } from "./app-access-view";
 import { Alert, Flash, When } from "./layout";
 import { currentHuman, lookup, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
 
 const emailSchema = z.email().max(254);
 
-async function myApp(c: AppContext, human: HumanPrincipal): Promise<AppRow> {
+export async function myApp(c: AppContext, human: HumanPrincipal): Promise<AppRow> {
   const id = c.req.param("id")!;
   const app = await findAppForOwner(c.env, human.humanId, id);
   if (!app || app.status === "deleted") throw new RelayError("app_not_found", `No app "${id.slice(0, 100)}" is yours.`, { app: id.slice(0, 100) });
@@ -136,11 +142,24 @@ const flashes: Record<string, (subject: string) => string> = {
   roles: (who) => `Saved the roles of ${who}.`,
   removed: () => "Removed the member. Their app sessions stop working at once.",
   cancelled: () => "Withdrew the invitation.",
+  "grant-revoked": () => "Revoked the grant link. Everyone it let in is refused from their next request.",
+  "credential-paused": () => "Paused the service credential. Its token is refused until you resume it.",
+  "credential-resumed": () => "Resumed the service credential.",
+  "credential-revoked": () => "Revoked the service credential for good.",
 };
 
-async function appPage(c: AppContext, human: HumanPrincipal, app: AppRow, status = 200, error: string | null = null, email = ""): Promise<Response> {
-  const [members, invites, manifest] = await Promise.all([membersOf(c.env, app), pendingInvites(c.env, app.id), liveManifest(c.env, app)]);
+export async function appPage(
+  c: AppContext, human: HumanPrincipal, app: AppRow, status = 200, error: string | null = null, email = "", access: AccessProblem | null = null,
+): Promise<Response> {
+  const [members, invites, manifest, grants, credentials] = await Promise.all([
+    membersOf(c.env, app), pendingInvites(c.env, app.id), liveManifest(c.env, app), listGrantLinks(c.env, app.id), listCredentials(c.env, app.id),
+  ]);
   const declared = manifest ? Object.keys(manifest.roles) : [];
+  const now = Date.now();
+  const accessData = {
+    grants: grants.map((g) => grantView(g, now)), credentials: credentials.map((r) => credentialView(r, now)),
+    roles: declared, collections: manifest ? Object.keys(manifest.collections) : [],
+  };
   const flashKind = c.req.query("flash");
   const subject = c.req.query("who") ?? "";
   // The flash names only someone actually on the page (never arbitrary text from the URL).
@@ -193,6 +212,7 @@ async function appPage(c: AppContext, human: HumanPrincipal, app: AppRow, status
           <button type="submit" class="primary" id="add-member">Add</button>
         </form>
       </section>
+      <AccessSections app={app} data={accessData} problem={access} />
     </>
   ));
 }

@@ -14,6 +14,7 @@ import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
 import { appsPages } from "./apps";
+import { appAccessPages } from "./app-access";
 import { invitePages } from "./invite";
 import { transferPages } from "./transfer";
 import { accountDeletePages } from "./account-delete";
@@ -33,6 +34,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   devicePages(route);
   authorizePages(route);
   appsPages(route);
+  appAccessPages(route);
   invitePages(route);
   transferPages(route);
   accountDeletePages(route);

@@ -17,7 +17,7 @@ import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
 
 const P = "/v1/apps/:id/credentials";
-const OPS = ["read", "create", "update", "delete"] as const;
+export const OPS = ["read", "create", "update", "delete"] as const;
 
 const grant = z.strictObject({
   collection: z.string().min(1).max(64),
@@ -28,7 +28,7 @@ const grant = z.strictObject({
 const label = z.string().trim().max(200).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
   .transform((s) => (s === "" ? null : s));
 
-const mintBody = z.strictObject({
+export const mintBody = z.strictObject({
   mode: z.enum(["explicit", "following"]).optional(),
   grants: z.array(grant).max(50).optional(),
   members: z.boolean().optional(),

@@ -40,7 +40,7 @@ const pin = z.union([
 const label = z.string().trim().max(200).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
   .transform((s) => (s === "" ? null : s));
 
-const mintBody = z.strictObject({
+export const mintBody = z.strictObject({
   role: z.string().min(1).max(64),
   mode: z.enum(["once", "multi"]).optional(),
   max_uses: z.number().int().min(1).max(1_000_000).nullable().optional(),

@@ -1,0 +1,133 @@
+/**
+ * The forms of an owned app's access sections (grant links and service credentials) in
+ * the console. Each form is read into the same body the /v1 routes take, checked by the
+ * same schema and handed to the same functions (`mintGrantLink`, `revokeGrant`,
+ * `mintCredential`, `setPaused`, `rotate`, `revoke`). A mint or rotate answers with a
+ * page showing the link or token once (never a redirect, so it never sits in a URL or
+ * the history); the other actions redirect back with a flash. A refusal the owner can fix
+ * re-renders the app page with the message in that section and the refusal's status.
+ */
+import type { z } from "zod";
+import { RelayError } from "../../errors";
+import { liveManifest, mintCredential, revoke, rotate, setPaused } from "../../apps/credentials";
+import { mintGrantLink, revokeGrant } from "../../apps/grant-links";
+import type { AppRow } from "../../db/apps";
+import { parseWith } from "../routes";
+import { requireLive } from "../v1/app-access";
+import { OPS, mintBody as credentialBody } from "../v1/credentials";
+import { mintBody as grantBody } from "../v1/grants";
+import type { AppContext, HumanPrincipal } from "../types";
+import { type AccessSection, Secret } from "./app-access-view";
+import { appPage, myApp } from "./apps";
+import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
+import type { PageRoute } from "./routes";
+
+type Handler = (c: AppContext, human: HumanPrincipal, app: AppRow, form: URLSearchParams) => Promise<Response>;
+
+/** Signed in, the app is theirs and live, the form is read; fixable refusals re-render the page. */
+function accessForm(section: AccessSection, handler: Handler) {
+  return async (c: AppContext): Promise<Response> => {
+    const human = await currentHuman(c);
+    if (!human) return toSignIn(c, "/console/apps");
+    const app = requireLive(await myApp(c, human));
+    const form = await readForm(c);
+    try {
+      return await handler(c, human, app, form);
+    } catch (err) {
+      if (err instanceof RelayError && ["invalid_request", "conflict", "not_found"].includes(err.code)) {
+        return appPage(c, human, app, err.status, null, "", { section, text: err.message });
+      }
+      throw err;
+    }
+  };
+}
+
+/** A whole number from an optional form field (empty: undefined), refused in the schema's words otherwise. */
+function whole(form: URLSearchParams, name: string): number | undefined {
+  const text = (form.get(name) ?? "").trim();
+  if (text === "") return undefined;
+  if (!/^[0-9]{1,9}$/.test(text)) throw new RelayError("invalid_request", `${name}: enter a whole number.`, { field: name });
+  return Number(text);
+}
+
+function back(app: AppRow, flash: string): string {
+  return `/console/apps/${encodeURIComponent(app.id)}?flash=${flash}`;
+}
+
+function creator(human: HumanPrincipal): string {
+  return `human:${human.humanId}`;
+}
+
+const mintGrant: Handler = async (c, human, app, form) => {
+  const days = whole(form, "ttl_days");
+  const body: z.input<typeof grantBody> = {
+    role: form.get("role") ?? "",
+    mode: (form.get("mode") || "multi") as "once" | "multi",
+    max_uses: whole(form, "max_uses") ?? null,
+    label: form.get("label") ?? "",
+    ...(days !== undefined ? { ttl_seconds: days * 86_400 } : {}),
+  };
+  const input = parseWith(grantBody, body, "body");
+  const { row, url } = await mintGrantLink(c.env, app, await liveManifest(c.env, app), input, creator(human));
+  return renderPage(c, 201, `Grant link for ${app.slug}`, (
+    <Secret app={app} what={`Created a ${row.mode} grant link for the role ${row.role}.`} value={url}
+      note="Send it to the people who should use the app with this role; whoever opens it is let in." />
+  ));
+};
+
+const revokeGrantForm: Handler = async (c, _human, app) => {
+  await revokeGrant(c.env, app, c.req.param("grantId")!);
+  return seeOther(c, back(app, "grant-revoked"));
+};
+
+const mintCredentialForm: Handler = async (c, human, app, form) => {
+  const manifest = await liveManifest(c.env, app);
+  const grants = Object.keys(manifest.collections).flatMap((collection) => {
+    const ops = form.getAll(`ops:${collection}`);
+    if (!ops.length) return [];
+    return [{ collection, ops: ops as Array<(typeof OPS)[number]>, ...(form.get(`own:${collection}`) ? { scope: "own" as const } : {}) }];
+  });
+  const days = whole(form, "ttl_days");
+  const input = parseWith(credentialBody, {
+    mode: "explicit", grants, label: form.get("label") ?? "",
+    ...(days !== undefined ? { ttl_seconds: days * 86_400 } : {}),
+    ...(form.get("no_expiry") ? { no_expiry: true } : {}),
+  }, "body");
+  const { row, token } = await mintCredential(c.env, app, manifest, input, creator(human));
+  return renderPage(c, 201, `Service credential for ${app.slug}`, (
+    <Secret app={app} what={`Created the service credential ${row.label ?? row.tokenPrefix}.`} value={token}
+      note="Give it to the backend as its bearer token; the relay keeps only a hash of it." />
+  ));
+};
+
+function pauseForm(paused: boolean): Handler {
+  return async (c, _human, app) => {
+    await setPaused(c.env, app, c.req.param("credentialId")!, paused);
+    return seeOther(c, back(app, paused ? "credential-paused" : "credential-resumed"));
+  };
+}
+
+const rotateForm: Handler = async (c, _human, app, form) => {
+  const hours = whole(form, "overlap_hours");
+  const { row, token } = await rotate(c.env, app, c.req.param("credentialId")!, hours === undefined ? undefined : hours * 3600);
+  const old = row.previousExpiresAt ? `The old token keeps working until ${row.previousExpiresAt}.` : "The old token stopped working at once.";
+  return renderPage(c, 200, `Service credential for ${app.slug}`, (
+    <Secret app={app} what={`Rotated the service credential ${row.label ?? row.tokenPrefix}.`} value={token} note={old} />
+  ));
+};
+
+const revokeCredentialForm: Handler = async (c, _human, app) => {
+  await revoke(c.env, app, c.req.param("credentialId")!);
+  return seeOther(c, back(app, "credential-revoked"));
+};
+
+export function appAccessPages(route: PageRoute): void {
+  const P = "/console/apps/:id";
+  route("post", `${P}/grants`, accessForm("grants", mintGrant));
+  route("post", `${P}/grants/:grantId/revoke`, accessForm("grants", revokeGrantForm));
+  route("post", `${P}/credentials`, accessForm("credentials", mintCredentialForm));
+  route("post", `${P}/credentials/:credentialId/pause`, accessForm("credentials", pauseForm(true)));
+  route("post", `${P}/credentials/:credentialId/resume`, accessForm("credentials", pauseForm(false)));
+  route("post", `${P}/credentials/:credentialId/rotate`, accessForm("credentials", rotateForm));
+  route("post", `${P}/credentials/:credentialId/revoke`, accessForm("credentials", revokeCredentialForm));
+}
