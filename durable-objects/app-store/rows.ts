@@ -70,6 +70,17 @@ export interface WriteContext {
 
 export const RESTORE_WINDOW_DAYS = 30;
 const KEY_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
+/** Keys that name a collection route (`…/count`, `…/deleted`, …): a row there could never be reached. */
+const RESERVED_KEYS = new Set(["count", "deleted", "batch", "retention"]);
+
+function checkKey(key: string): void {
+  if (!KEY_PATTERN.test(key)) {
+    throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
+  }
+  if (RESERVED_KEYS.has(key)) {
+    throw new RelayError("invalid_request", `"${key}" names a collection route and cannot be a row key.`, { field: "key" });
+  }
+}
 /**
  * How deeply row data may nest. Deeper values overflow the stack when they cross RPC and
  * are past what SQLite's JSON functions read (a stored one would break every query of
@@ -257,9 +268,7 @@ export class Rows {
   /** POST: create at a minted or given key; a given key that exists is returned as `deduped`; `on` upserts by a unique field. */
   create(ctx: WriteContext, collection: string, input: { data: unknown; key?: string; on?: string }, feed: FeedEntry[]): { row: RowView; deduped?: true; created: boolean } {
     const col = this.collection(collection);
-    if (input.key !== undefined && !KEY_PATTERN.test(input.key)) {
-      throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
-    }
+    if (input.key !== undefined) checkKey(input.key);
     if (input.on !== undefined) {
       if (input.key !== undefined) throw new RelayError("invalid_request", "Send either key or on, not both.", { field: "on" });
       if (!col.unique.includes(input.on)) {
@@ -420,9 +429,7 @@ export class Rows {
    */
   seed(collection: string, input: { key?: string; data: unknown }, now: string, feed: FeedEntry[]): void {
     const col = this.collection(collection);
-    if (input.key !== undefined && !KEY_PATTERN.test(input.key)) {
-      throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
-    }
+    if (input.key !== undefined) checkKey(input.key);
     const key = input.key ?? mintKey();
     if (this.find(collection, key)) throw new RelayError("conflict", `Two starter rows of "${collection}" share the key "${key}".`, { key });
     const data = this.applyServerSet(col, input.data, null);

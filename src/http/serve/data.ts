@@ -35,6 +35,7 @@ import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type
 import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";
 import { challengeOutcome } from "../../auth/turnstile";
+import { requireShallow } from "../../apps/store-call";
 
 /** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
 const ANON_WRITES_PER_MINUTE = 60;
@@ -86,6 +87,7 @@ async function body<T extends z.ZodType>(c: ServeContext, schema: T, optional: b
 
 function requireData(data: unknown): void {
   if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
+  requireShallow(data, "data");
 }
 
 function noStore(res: Response): Response {

@@ -69,3 +69,14 @@ describe("retention smoke", () => {
     await expectError(await call(`/v1/apps/${app.app_id}/feed?since=1`, { key }), 410, "resync_required");
   });
 });
+
+describe("reserved row keys", () => {
+  it("refuses keys that name a collection route", async () => {
+    const human = await signIn();
+    const key = (await claimedAgent(human)).api_key;
+    const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest } }), 201);
+    for (const reserved of ["count", "deleted", "batch", "retention"]) {
+      await expectError(await call(`/v1/apps/${app.app_id}/collections/tasks`, { key, json: { key: reserved, data: { title: "x" } } }), 400, "invalid_request");
+    }
+  });
+});
