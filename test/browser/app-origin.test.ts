@@ -5,23 +5,11 @@
 // opening once the link is rotated. Every request stays on loopback.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { api, ownerWithAgent, relay, signInHere, useBrowser } from "./support";
 
-const relayUrl = inject("relayUrl");
-const relay = new URL(relayUrl);
-if (relay.hostname !== "localhost" && relay.hostname !== "127.0.0.1") throw new Error(`refusing to test a non-local relay: ${relayUrl}`);
-
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-function fakeIp(): string {
-  return `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
-}
-
-function uniqueEmail(tag: string): string {
-  return `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-}
+const { newPage } = useBrowser();
 
 /** A 2×2 opaque red PNG, built byte by byte (signature, IHDR, IDAT, IEND with CRCs). */
 function tinyPng(): Buffer {
@@ -86,44 +74,7 @@ function page(marker: string): string {
 
 interface Api<T> { status: number; body: T; headers: Headers }
 
-async function api<T>(pathname: string, init: { method?: string; body?: unknown; key?: string; cookie?: string; ip?: string } = {}): Promise<Api<T>> {
-  const headers: Record<string, string> = { "cf-connecting-ip": init.ip ?? fakeIp() };
-  if (init.body !== undefined) headers["content-type"] = "application/json";
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.cookie) {
-    headers.cookie = init.cookie;
-    headers.origin = relayUrl;
-  }
-  const res = await fetch(`${relayUrl}${pathname}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"), headers, redirect: "manual",
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
-}
-
-async function signInLink(email: string): Promise<string> {
-  const { body } = await api<{ messages: Array<{ text: string }> }>(`/__dev/mail?to=${encodeURIComponent(email)}`);
-  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(body.messages[0]?.text ?? "")?.[0];
-  if (!link) throw new Error(`no sign-in link in the outbox for ${email}`);
-  return link;
-}
-
 /** A human (signed in outside the browser) with a claimed agent, ready to deploy. */
-async function ownerWithAgent(): Promise<{ email: string; key: string }> {
-  const email = uniqueEmail("owner");
-  expect((await api("/v1/auth/request-link", { body: { email } })).status).toBe(200);
-  const verify = await fetch(await signInLink(email), { redirect: "manual" });
-  const cookie = /relay_session=[^;]+/.exec(verify.headers.get("set-cookie") ?? "")?.[0];
-  if (!cookie) throw new Error("no session cookie from the sign-in link");
-  const code = await api<{ code: string }>("/v1/self/claim-codes", { method: "POST", cookie });
-  expect(code.status).toBe(201);
-  const agent = await api<{ api_key: string }>("/v1/register", { body: { name: "app-origin-browser" } });
-  expect(agent.status).toBe(201);
-  expect((await api("/v1/agents/claim", { body: { code: code.body.code }, key: agent.body.api_key })).status).toBe(200);
-  return { email, key: agent.body.api_key };
-}
-
 interface Deployed { app_id: string; slug: string; url: string; share_url?: string }
 
 async function deploy(key: string, visibility: string, marker: string, ext: Record<string, unknown> = {}): Promise<Deployed> {
@@ -134,26 +85,7 @@ async function deploy(key: string, visibility: string, marker: string, ext: Reco
   return res.body;
 }
 
-/** Signs in on the relay's sign-in page the browser is on, through the mailed link. */
-async function signInHere(p: Page, email: string): Promise<void> {
-  await p.waitForURL((url) => url.origin === relayUrl && url.pathname === "/signin");
-  await p.getByLabel("Email address").fill(email);
-  await p.getByRole("button", { name: "Email me a sign-in link" }).click();
-  await p.locator("main h1", { hasText: "Check your mail" }).waitFor();
-  await p.goto(await signInLink(email));
-}
-
 /** A fresh browser that can reach only the local relay, its app origins and `alsoAllowed` origins. */
-async function newPage(alsoAllowed: string[] = []): Promise<Page> {
-  const context = await browser.newContext({ extraHTTPHeaders: { "cf-connecting-ip": fakeIp() } });
-  contexts.push(context);
-  await context.route((url) => {
-    const local = url.port === relay.port && (url.hostname === relay.hostname || url.hostname.endsWith(".localhost"));
-    return !local && !alsoAllowed.includes(url.origin);
-  }, (route) => route.abort());
-  return context.newPage();
-}
-
 async function imageRendered(p: Page): Promise<boolean> {
   const img = p.locator("#pic");
   await img.waitFor();
@@ -167,21 +99,6 @@ async function sessionKind(p: Page): Promise<string> {
     return service.ready.then(() => service.session.kind);
   });
 }
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"],
-  });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 describe("app origins in Chromium", () => {
   it("a public app renders its PNG, gets service ready, and a .txt script never runs", async () => {

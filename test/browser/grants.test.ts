@@ -7,61 +7,11 @@
 // socket brings the owner's edits of that row. Once the
 // owner revokes the link, the same browser is refused on reload. Every request stays on
 // loopback.
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 
-const relayUrl = inject("relayUrl");
-const relay = new URL(relayUrl);
-if (relay.hostname !== "localhost" && relay.hostname !== "127.0.0.1") throw new Error(`refusing to test a non-local relay: ${relayUrl}`);
+import { describe, expect, it } from "vitest";
+import { api, ownerWithAgent, relay, useBrowser } from "./support";
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-function fakeIp(): string {
-  return `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
-}
-
-function uniqueEmail(tag: string): string {
-  return `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-}
-
-interface Api<T> { status: number; body: T }
-
-async function api<T>(pathname: string, init: { method?: string; body?: unknown; key?: string; cookie?: string } = {}): Promise<Api<T>> {
-  const headers: Record<string, string> = { "cf-connecting-ip": fakeIp() };
-  if (init.body !== undefined) headers["content-type"] = "application/json";
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.cookie) {
-    headers.cookie = init.cookie;
-    headers.origin = relayUrl;
-  }
-  const res = await fetch(`${relayUrl}${pathname}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"), headers, redirect: "manual",
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-}
-
-async function signInLink(email: string): Promise<string> {
-  const { body } = await api<{ messages: Array<{ text: string }> }>(`/__dev/mail?to=${encodeURIComponent(email)}`);
-  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(body.messages[0]?.text ?? "")?.[0];
-  if (!link) throw new Error(`no sign-in link in the outbox for ${email}`);
-  return link;
-}
-
-/** A human (signed in outside the browser) with a claimed agent. */
-async function ownerWithAgent(): Promise<string> {
-  const email = uniqueEmail("grant-owner");
-  expect((await api("/v1/auth/request-link", { body: { email } })).status).toBe(200);
-  const verify = await fetch(await signInLink(email), { redirect: "manual" });
-  const cookie = /relay_session=[^;]+/.exec(verify.headers.get("set-cookie") ?? "")?.[0];
-  if (!cookie) throw new Error("no session cookie from the sign-in link");
-  const code = await api<{ code: string }>("/v1/self/claim-codes", { method: "POST", cookie });
-  const agent = await api<{ api_key: string }>("/v1/register", { body: { name: "grants-browser" } });
-  expect((await api("/v1/agents/claim", { body: { code: code.body.code }, key: agent.body.api_key })).status).toBe(200);
-  return agent.body.api_key;
-}
+const { newPage } = useBrowser();
 
 /** `guest` reads and edits notes (the pin narrows which), never creates or deletes them. */
 const MANIFEST = {
@@ -84,28 +34,6 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Guest note
 </script></body></html>`;
 
 /** A fresh browser that can reach only the local relay and its app origins. */
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ extraHTTPHeaders: { "cf-connecting-ip": fakeIp() } });
-  contexts.push(context);
-  await context.route((url) => !(url.port === relay.port && (url.hostname === relay.hostname || url.hostname.endsWith(".localhost"))), (route) => route.abort());
-  return context.newPage();
-}
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"],
-  });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 type Svc = {
   service: {
     collections: {
@@ -119,7 +47,7 @@ type Svc = {
 
 describe("grant links in Chromium", () => {
   it("a fresh browser opens a pinned grant link on a private app, does what the role allows, and is refused once the link is revoked", async () => {
-    const key = await ownerWithAgent();
+    const key = (await ownerWithAgent("grant-owner")).key;
     const deployed = await api<{ app_id: string; slug: string; url: string }>("/v1/apps", { key, body: { html: PAGE, manifest: MANIFEST, visibility: "private" } });
     expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
     const app = deployed.body;

@@ -4,60 +4,11 @@
 // arrives are buffered, updates and deletes by an agent arrive too, a reloaded page picks
 // up where it was, a dropped socket reconnects from its cursor without losing or
 // repeating anything, and the owner's private app shows its rows after /authorize.
-import { chromium, type Browser, type BrowserContext, type Page, type WebSocketRoute } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Page, type WebSocketRoute } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { api, ownerWithAgent, relay, relayUrl, signInLink, useBrowser } from "./support";
 
-const relayUrl = inject("relayUrl");
-const relay = new URL(relayUrl);
-if (relay.hostname !== "localhost" && relay.hostname !== "127.0.0.1") throw new Error(`refusing to test a non-local relay: ${relayUrl}`);
-
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-function fakeIp(): string {
-  return `198.19.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
-}
-
-function uniqueEmail(tag: string): string {
-  return `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-}
-
-interface Api<T> { status: number; body: T }
-
-async function api<T>(pathname: string, init: { method?: string; body?: unknown; key?: string; cookie?: string } = {}): Promise<Api<T>> {
-  const headers: Record<string, string> = { "cf-connecting-ip": fakeIp() };
-  if (init.body !== undefined) headers["content-type"] = "application/json";
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.cookie) {
-    headers.cookie = init.cookie;
-    headers.origin = relayUrl;
-  }
-  const res = await fetch(`${relayUrl}${pathname}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"), headers, redirect: "manual",
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-}
-
-async function signInLink(email: string): Promise<string> {
-  const { body } = await api<{ messages: Array<{ text: string }> }>(`/__dev/mail?to=${encodeURIComponent(email)}`);
-  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(body.messages[0]?.text ?? "")?.[0];
-  if (!link) throw new Error(`no sign-in link in the outbox for ${email}`);
-  return link;
-}
-
-async function ownerWithAgent(): Promise<{ email: string; key: string }> {
-  const email = uniqueEmail("live-owner");
-  expect((await api("/v1/auth/request-link", { body: { email } })).status).toBe(200);
-  const verify = await fetch(await signInLink(email), { redirect: "manual" });
-  const cookie = /relay_session=[^;]+/.exec(verify.headers.get("set-cookie") ?? "")?.[0];
-  if (!cookie) throw new Error("no session cookie from the sign-in link");
-  const code = await api<{ code: string }>("/v1/self/claim-codes", { method: "POST", cookie });
-  const agent = await api<{ api_key: string }>("/v1/register", { body: { name: "live-browser" } });
-  expect((await api("/v1/agents/claim", { body: { code: code.body.code }, key: agent.body.api_key })).status).toBe(200);
-  return { email, key: agent.body.api_key };
-}
+const { newPage } = useBrowser();
 
 const budget = { perIpPerDay: 0, perAppPerDay: 0 };
 
@@ -110,13 +61,6 @@ async function agentWrite(key: string, path: string, method: string, body?: unkn
   return res.body?.row ?? {};
 }
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ extraHTTPHeaders: { "cf-connecting-ip": fakeIp() } });
-  contexts.push(context);
-  await context.route((url) => !(url.port === relay.port && (url.hostname === relay.hostname || url.hostname.endsWith(".localhost"))), (route) => route.abort());
-  return context.newPage();
-}
-
 type Win = Window & {
   service: {
     ready: Promise<void>;
@@ -146,21 +90,6 @@ const texts = (p: Page) => p.evaluate(() => (window as unknown as Win).service.c
 async function eventually(p: Page, predicate: string, arg?: unknown): Promise<void> {
   await p.waitForFunction(new Function("arg", `return (${predicate})(window, arg);`) as (arg: unknown) => boolean, arg, { timeout: 10_000 });
 }
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"],
-  });
-});
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 const NOTES = { notes: { read: ["anyone"], write: ["anyone"], update: ["owner"], delete: ["owner"], countRead: ["anyone"], anonWriteBudget: budget } };
 
