@@ -1,7 +1,8 @@
 /**
  * Cron sweeps: drop what has expired so D1 does not grow without bound — spent or
- * expired codes, links and app-session grants, dead sessions, old limiter windows, old
- * dev mail — and purge apps whose trash window has passed.
+ * expired codes, links, app-session grants, invitations, transfer offers, deletion links
+ * and preview tokens, dead sessions, old limiter windows, old dev mail — and purge apps
+ * whose trash window has passed.
  */
 import { sweepRateLimits } from "./db/rate-limit";
 import { purgeExpiredTrash } from "./apps/trash";
@@ -15,6 +16,10 @@ export async function sweepExpired(env: Env, now = Date.now()): Promise<void> {
     env.DB.prepare("DELETE FROM claim_codes WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM device_codes WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM app_session_grants WHERE expires_at < ?1").bind(cutoff),
+    env.DB.prepare("DELETE FROM app_transfers WHERE status = 'pending' AND expires_at < ?1").bind(cutoff),
+    env.DB.prepare("DELETE FROM account_deletions WHERE expires_at < ?1").bind(cutoff),
+    env.DB.prepare("DELETE FROM preview_tokens WHERE expires_at < ?1").bind(cutoff),
+    env.DB.prepare("DELETE FROM app_invites WHERE expires_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM sessions WHERE expires_at < ?1 OR revoked_at < ?1").bind(cutoff),
     env.DB.prepare("DELETE FROM dev_mail WHERE created_at < ?1").bind(new Date(now - 7 * DAY_MS).toISOString()),
   ]);

@@ -46,3 +46,27 @@ describe("cron sweep", () => {
     expect(await count("claim_codes", "human_id = ?1", human.humanId)).toBe(0);
   });
 });
+
+describe("cron sweep of expired access tokens", () => {
+  it("drops invitations, transfer offers and preview tokens a day past expiry, and keeps live ones", async () => {
+    const human = await signIn();
+    const { api_key: key } = await claimedAgent(human);
+    const mk = async () => (await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>t</p>", manifest } }), 201)).app_id;
+    const [aged, live] = [await mk(), await mk()];
+    for (const appId of [aged, live]) {
+      await call(`/v1/apps/${appId}/members`, { method: "POST", key, json: { email: `invitee-${appId}@example.com` } });
+      await call(`/v1/apps/${appId}/preview-tokens`, { method: "POST", key, json: {} });
+      await call(`/v1/apps/${appId}/transfer`, { method: "POST", key, json: { email: `new-owner-${appId}@example.com` } });
+    }
+    const tables = ["app_invites", "preview_tokens", "app_transfers"];
+    for (const table of tables) {
+      expect(await count(table, "app_id = ?1", aged), table).toBe(1);
+      await env.DB.prepare(`UPDATE ${table} SET expires_at = ?1 WHERE app_id = ?2`).bind("2000-01-01T00:00:00.000Z", aged).run();
+    }
+    await runSweep();
+    for (const table of tables) {
+      expect(await count(table, "app_id = ?1", aged), table).toBe(0);
+      expect(await count(table, "app_id = ?1", live), table).toBe(1);
+    }
+  });
+});
