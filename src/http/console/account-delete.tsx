@@ -7,21 +7,14 @@
  * and shows a goodbye page. A spent, replaced or expired link is a 410 page.
  */
 import { deleteCookie } from "hono/cookie";
-import { RelayError } from "../../errors";
 import { confirmDeletion, describeDeletion } from "../../account/deletion";
 import { SESSION_COOKIE } from "../middleware/auth";
 import type { AppContext } from "../types";
-import { readForm, renderPage } from "./page";
+import { linkToken, readForm, renderPage } from "./page";
 import type { PageRoute } from "./routes";
 
-function tokenOf(value: string | null | undefined): string {
-  const token = (value ?? "").trim();
-  if (!token || token.length > 200) throw new RelayError("invalid_request", "This confirmation link is incomplete: it needs ?token=….", { field: "token" });
-  return token;
-}
-
 async function showConfirm(c: AppContext): Promise<Response> {
-  const token = tokenOf(c.req.query("token"));
+  const token = linkToken(c.req.query("token"), "confirmation");
   const human = await describeDeletion(c.env, token);
   return renderPage(c, 200, "Delete your account", (
     <>
@@ -42,7 +35,7 @@ async function showConfirm(c: AppContext): Promise<Response> {
 
 async function confirm(c: AppContext): Promise<Response> {
   const form = await readForm(c);
-  const done = await confirmDeletion(c.env, tokenOf(form.get("token")), (p) => c.executionCtx.waitUntil(p));
+  const done = await confirmDeletion(c.env, linkToken(form.get("token"), "confirmation"), (p) => c.executionCtx.waitUntil(p));
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
   return renderPage(c, 200, "Account deleted", (
     <p id="deleted" data-trashed-apps={String(done.trashedApps.length)}>The account {done.email} is deleted and you are signed out.

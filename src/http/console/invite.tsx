@@ -6,32 +6,15 @@
  * person a member and leads them (a link through `/authorize`) into the app. Signed in as someone
  * else, it says so and changes nothing. A spent, replaced or expired invitation is 410.
  */
-import { RelayError } from "../../errors";
 import { normaliseEmail } from "../../db/humans";
 import { acceptInvitation, describeInvite } from "../../apps/members";
 import type { AppContext } from "../types";
 import { When } from "./layout";
-import { currentHuman, readForm, renderPage, seeOther } from "./page";
+import { currentHuman, linkToken, readForm, renderPage, seeOther, SignInAs } from "./page";
 import type { PageRoute } from "./routes";
 
-function tokenOf(value: string | null | undefined): string {
-  const token = (value ?? "").trim();
-  if (!token || token.length > 200) throw new RelayError("invalid_request", "This invitation link is incomplete: it needs ?token=….", { field: "token" });
-  return token;
-}
-
-function SignInAs({ email, returnTo, label }: { email: string; returnTo: string; label: string }) {
-  return (
-    <form method="post" action="/signin">
-      <input type="hidden" name="email" value={email} />
-      <input type="hidden" name="return_to" value={returnTo} />
-      <button type="submit" class="primary" id="invite-sign-in">{label}</button>
-    </form>
-  );
-}
-
 async function showInvite(c: AppContext): Promise<Response> {
-  const token = tokenOf(c.req.query("token"));
+  const token = linkToken(c.req.query("token"), "invitation");
   const invite = await describeInvite(c.env, token);
   const human = await currentHuman(c);
   const here = `/invite?token=${encodeURIComponent(token)}`;
@@ -42,7 +25,7 @@ async function showInvite(c: AppContext): Promise<Response> {
         <p id="invite-summary">You are invited to use <strong>{invite.appName}</strong> as <strong>{invite.email}</strong>.
           The invitation expires at <When iso={invite.expiresAt} />.</p>
         <p>First sign in with that address: we email it a sign-in link that brings you back here.</p>
-        <SignInAs email={invite.email} returnTo={here} label={`Email ${invite.email} a sign-in link`} />
+        <SignInAs id="invite-sign-in" email={invite.email} returnTo={here} label={`Email ${invite.email} a sign-in link`} />
       </>
     ));
   }
@@ -53,7 +36,7 @@ async function showInvite(c: AppContext): Promise<Response> {
           <p>This invitation is for <strong>{invite.email}</strong>, and you are signed in as <strong>{human.email}</strong>.</p>
           <p>Only the invited address can accept it.</p>
         </div>
-        <SignInAs email={invite.email} returnTo={here} label={`Sign in as ${invite.email} instead`} />
+        <SignInAs id="invite-sign-in" email={invite.email} returnTo={here} label={`Sign in as ${invite.email} instead`} />
       </>
     ));
   }
@@ -70,7 +53,7 @@ async function showInvite(c: AppContext): Promise<Response> {
 
 async function accept(c: AppContext): Promise<Response> {
   const form = await readForm(c);
-  const token = tokenOf(form.get("token"));
+  const token = linkToken(form.get("token"), "invitation");
   const human = await currentHuman(c);
   if (!human) return seeOther(c, `/invite?token=${encodeURIComponent(token)}`);
   const { app } = await acceptInvitation(c.env, token, { humanId: human.humanId, email: human.email });

@@ -105,3 +105,21 @@ export function seeOther(c: AppContext, location: string): Response {
 export function lookup<T>(table: Record<string, T>, key: string | undefined): T | null {
   return key !== undefined && Object.hasOwn(table, key) ? table[key] : null;
 }
+
+/** The `token` of a mailed link (invitation, transfer, deletion), or a clear refusal naming what the link is. */
+export function linkToken(value: string | null | undefined, what: string): string {
+  const token = (value ?? "").trim();
+  if (!token || token.length > 200) throw new RelayError("invalid_request", `This ${what} link is incomplete: it needs ?token=….`, { field: "token" });
+  return token;
+}
+
+/** A one-button form that mails a sign-in link to `email` and comes back to `returnTo`. */
+export function SignInAs({ email, returnTo, label, id }: { email: string; returnTo: string; label: string; id: string }) {
+  return (
+    <form method="post" action="/signin">
+      <input type="hidden" name="email" value={email} />
+      <input type="hidden" name="return_to" value={returnTo} />
+      <button type="submit" class="primary" id={id}>{label}</button>
+    </form>
+  );
+}

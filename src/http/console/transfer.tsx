@@ -7,32 +7,15 @@
  * someone else, it says so and changes nothing. A spent, withdrawn or expired offer is
  * a 410 page.
  */
-import { RelayError } from "../../errors";
 import { normaliseEmail } from "../../db/humans";
 import { acceptTransfer, describeTransfer } from "../../account/transfers";
 import type { AppContext } from "../types";
 import { When } from "./layout";
-import { currentHuman, readForm, renderPage, seeOther } from "./page";
+import { currentHuman, linkToken, readForm, renderPage, seeOther, SignInAs } from "./page";
 import type { PageRoute } from "./routes";
 
-function tokenOf(value: string | null | undefined): string {
-  const token = (value ?? "").trim();
-  if (!token || token.length > 200) throw new RelayError("invalid_request", "This transfer link is incomplete: it needs ?token=….", { field: "token" });
-  return token;
-}
-
-function SignInAs({ email, returnTo, label }: { email: string; returnTo: string; label: string }) {
-  return (
-    <form method="post" action="/signin">
-      <input type="hidden" name="email" value={email} />
-      <input type="hidden" name="return_to" value={returnTo} />
-      <button type="submit" class="primary" id="transfer-sign-in">{label}</button>
-    </form>
-  );
-}
-
 async function showOffer(c: AppContext): Promise<Response> {
-  const token = tokenOf(c.req.query("token"));
+  const token = linkToken(c.req.query("token"), "transfer");
   const offer = await describeTransfer(c.env, token);
   const human = await currentHuman(c);
   const here = `/transfer?token=${encodeURIComponent(token)}`;
@@ -46,7 +29,7 @@ async function showOffer(c: AppContext): Promise<Response> {
       <>
         {summary}
         <p>First sign in with that address: we email it a sign-in link that brings you back here.</p>
-        <SignInAs email={offer.toEmail} returnTo={here} label={`Email ${offer.toEmail} a sign-in link`} />
+        <SignInAs id="transfer-sign-in" email={offer.toEmail} returnTo={here} label={`Email ${offer.toEmail} a sign-in link`} />
       </>
     ));
   }
@@ -57,7 +40,7 @@ async function showOffer(c: AppContext): Promise<Response> {
           <p>This transfer is offered to <strong>{offer.toEmail}</strong>, and you are signed in as <strong>{human.email}</strong>.</p>
           <p>Only the offered address can accept it.</p>
         </div>
-        <SignInAs email={offer.toEmail} returnTo={here} label={`Sign in as ${offer.toEmail} instead`} />
+        <SignInAs id="transfer-sign-in" email={offer.toEmail} returnTo={here} label={`Sign in as ${offer.toEmail} instead`} />
       </>
     ));
   }
@@ -77,7 +60,7 @@ async function showOffer(c: AppContext): Promise<Response> {
 
 async function accept(c: AppContext): Promise<Response> {
   const form = await readForm(c);
-  const token = tokenOf(form.get("token"));
+  const token = linkToken(form.get("token"), "transfer");
   const human = await currentHuman(c);
   if (!human) return seeOther(c, `/transfer?token=${encodeURIComponent(token)}`);
   const { app } = await acceptTransfer(c.env, token, { humanId: human.humanId, email: human.email }, (p) => c.executionCtx.waitUntil(p));
