@@ -73,6 +73,7 @@ type Win = Window & {
     };
     feed: { cursor: number };
     session: { kind: string };
+    app: { slug: string; collections: Array<{ name: string; appendOnly: boolean }> };
   };
   events: Array<{ kind: string; collection: string; row: { key: string; data?: { text: string }; version?: number; deletedAt?: string } }>;
   entries: Array<{ seq: number; op: string; collection: string; key: string }>;
