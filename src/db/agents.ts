@@ -6,6 +6,8 @@
 import { and, eq, isNull, desc } from "drizzle-orm";
 import { db, type Db } from "./client";
 import { agents, agentKeys } from "./schema";
+import { apps } from "./apps-schema";
+import { ownedAppCondition, type AppRow } from "./apps";
 import { keyPrefix, mintSecret, newId, nowIso, sha256Hex, constantTimeEqual } from "../auth/tokens";
 
 export type AgentRow = typeof agents.$inferSelect;
@@ -40,18 +42,25 @@ export async function createAgent(
 }
 
 export type KeyLookup =
-  | { ok: true; agent: AgentRow; key: AgentKeyRow }
+  | { ok: true; agent: AgentRow; key: AgentKeyRow; app?: AppRow | null }
   | { ok: false; reason: "unknown" | "revoked" | "paused" };
 
-export async function findAgentByKey(env: { DB: D1Database }, apiKey: string): Promise<KeyLookup> {
+/**
+ * The agent an API key belongs to. With `appRef`, the same query also finds that app
+ * among the apps of the agent's owner (`app`: null when there is none), so a request to
+ * `/v1/apps/:id/…` costs one D1 read for both.
+ */
+export async function findAgentByKey(env: { DB: D1Database }, apiKey: string, appRef?: string): Promise<KeyLookup> {
   const hash = await sha256Hex(apiKey);
-  const rows = await db(env).select().from(agentKeys).innerJoin(agents, eq(agents.id, agentKeys.agentId))
-    .where(eq(agentKeys.keyHash, hash)).limit(1);
+  const keyed = db(env).select().from(agentKeys).innerJoin(agents, eq(agents.id, agentKeys.agentId));
+  const rows = appRef === undefined
+    ? (await keyed.where(eq(agentKeys.keyHash, hash)).limit(1)).map((r) => ({ ...r, apps: undefined }))
+    : await keyed.leftJoin(apps, ownedAppCondition(agents.ownerHumanId, appRef)).where(eq(agentKeys.keyHash, hash)).limit(1);
   const hit = rows[0];
   if (!hit || !constantTimeEqual(hit.agent_keys.keyHash, hash)) return { ok: false, reason: "unknown" };
   if (hit.agent_keys.revokedAt) return { ok: false, reason: "revoked" };
   if (hit.agents.pausedAt) return { ok: false, reason: "paused" };
-  return { ok: true, agent: hit.agents, key: hit.agent_keys };
+  return { ok: true, agent: hit.agents, key: hit.agent_keys, app: hit.apps };
 }
 
 export async function touchKey(env: { DB: D1Database }, keyId: string): Promise<void> {

@@ -3,7 +3,7 @@
  * live version, and the immutable version records. Every lookup is scoped to an owner, so
  * another owner's app is indistinguishable from a missing one (`app_not_found`).
  */
-import { and, desc, eq, lt, or, sql, count } from "drizzle-orm";
+import { and, desc, eq, lt, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db } from "./client";
 import { apps, appVersions } from "./apps-schema";
 import { nowIso } from "../auth/tokens";
@@ -28,10 +28,16 @@ export function newAppId(): string {
   return `a${time}${rand}`;
 }
 
+/**
+ * "The app `idOrSlug` among this owner's apps", as a condition. The auth lookups join on it
+ * so that resolving the caller and finding the app they name is one D1 read (DESIGN §7).
+ */
+export function ownedAppCondition(ownerHumanId: SQLWrapper | string, idOrSlug: string): SQL {
+  return and(eq(apps.ownerHumanId, ownerHumanId), or(eq(apps.id, idOrSlug), eq(apps.slug, idOrSlug)))!;
+}
+
 export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: string): Promise<AppRow | undefined> {
-  return (await db(env).select().from(apps)
-    .where(and(eq(apps.ownerHumanId, ownerHumanId), or(eq(apps.id, idOrSlug), eq(apps.slug, idOrSlug))))
-    .limit(1))[0];
+  return (await db(env).select().from(apps).where(ownedAppCondition(ownerHumanId, idOrSlug)).limit(1))[0];
 }
 
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {

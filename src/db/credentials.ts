@@ -7,6 +7,7 @@
 import { and, desc, eq, isNull, or } from "drizzle-orm";
 import { db } from "./client";
 import { apps } from "./apps-schema";
+import type { AppRow } from "./apps";
 import { serviceCredentials } from "./access-schema";
 import { constantTimeEqual, nowIso, sha256Hex } from "../auth/tokens";
 
@@ -70,7 +71,7 @@ export async function touchCredential(env: Env, id: string): Promise<void> {
 }
 
 export type CredentialLookup =
-  | { ok: true; credential: CredentialRow; ownerHumanId: string }
+  | { ok: true; credential: CredentialRow; ownerHumanId: string; app: AppRow }
   | { ok: false; reason: "unknown" | "revoked" | "expired" | "paused" };
 
 /**
@@ -79,7 +80,7 @@ export type CredentialLookup =
  */
 export async function findCredentialByToken(env: Env, token: string, now = Date.now()): Promise<CredentialLookup> {
   const hash = await sha256Hex(token);
-  const rows = await db(env).select({ credential: serviceCredentials, ownerHumanId: apps.ownerHumanId })
+  const rows = await db(env).select({ credential: serviceCredentials, app: apps })
     .from(serviceCredentials).innerJoin(apps, eq(apps.id, serviceCredentials.appId))
     .where(or(eq(serviceCredentials.tokenHash, hash), eq(serviceCredentials.previousTokenHash, hash))).limit(1);
   const hit = rows[0];
@@ -92,5 +93,5 @@ export async function findCredentialByToken(env: Env, token: string, now = Date.
   if (c.expiresAt !== null && Date.parse(c.expiresAt) <= now) return { ok: false, reason: "expired" };
   if (previous && (c.previousExpiresAt === null || Date.parse(c.previousExpiresAt) <= now)) return { ok: false, reason: "expired" };
   if (c.pausedAt) return { ok: false, reason: "paused" };
-  return { ok: true, credential: c, ownerHumanId: hit.ownerHumanId };
+  return { ok: true, credential: c, ownerHumanId: hit.app.ownerHumanId, app: hit.app };
 }

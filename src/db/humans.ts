@@ -6,6 +6,8 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { db } from "./client";
 import { humans, magicLinks, sessions } from "./schema";
+import { apps } from "./apps-schema";
+import { ownedAppCondition, type AppRow } from "./apps";
 import { isoIn, mintSecret, newId, nowIso, sha256Hex } from "../auth/tokens";
 
 export type HumanRow = typeof humans.$inferSelect;
@@ -49,12 +51,15 @@ export async function createSession(env: Env, humanId: string): Promise<{ token:
   return { token, expiresAt };
 }
 
-export async function findSession(env: Env, token: string): Promise<{ sessionId: string; human: HumanRow } | null> {
-  const rows = await db(env).select().from(sessions).innerJoin(humans, eq(humans.id, sessions.humanId))
-    .where(and(eq(sessions.tokenHash, await sha256Hex(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, nowIso())))
-    .limit(1);
+/** A live session and its human; with `appRef`, also that app among the human's own (see findAgentByKey). */
+export async function findSession(env: Env, token: string, appRef?: string): Promise<{ sessionId: string; human: HumanRow; app?: AppRow | null } | null> {
+  const live = and(eq(sessions.tokenHash, await sha256Hex(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, nowIso()));
+  const joined = db(env).select().from(sessions).innerJoin(humans, eq(humans.id, sessions.humanId));
+  const rows = appRef === undefined
+    ? (await joined.where(live).limit(1)).map((r) => ({ ...r, apps: undefined }))
+    : await joined.leftJoin(apps, ownedAppCondition(humans.id, appRef)).where(live).limit(1);
   const hit = rows[0];
-  return hit ? { sessionId: hit.sessions.id, human: hit.humans } : null;
+  return hit ? { sessionId: hit.sessions.id, human: hit.humans, app: hit.apps } : null;
 }
 
 export async function revokeSession(env: Env, sessionId: string): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import type { CredentialGrant } from "../permissions";
+import type { AppRow } from "../db/apps";
 
 export interface AgentPrincipal {
   kind: "agent";
@@ -54,6 +55,8 @@ export interface AppEnv {
     human: HumanPrincipal;
     actor: OwnerActor;
     credential: CredentialCaller;
+    /** The app named by `/v1/apps/:id`, found by the auth lookup (null: none of the caller's). */
+    appLookup: { ref: string; app: AppRow | null } | null;
   };
 }
 

@@ -14,11 +14,27 @@ import { findSession } from "../../db/humans";
 import { findCredentialByToken, touchCredential } from "../../db/credentials";
 import { SECRET_KINDS } from "../../auth/tokens";
 import type { CredentialGrant } from "../../permissions";
+import type { AppRow } from "../../db/apps";
 import type { AppContext, AppEnv, HumanPrincipal } from "../types";
 import { assertSameOrigin } from "./csrf";
 
 export const SESSION_COOKIE = "relay_session";
 const TOUCH_AFTER_MS = 60_000;
+
+/**
+ * The app a `/v1/apps/:id/…` request names, so the auth lookup can find it in the same
+ * D1 read as the caller (DESIGN §7: one D1 read on the hot path). `ownedApp` uses the
+ * result when it is asked for the same reference.
+ */
+function appRefOf(c: AppContext): string | undefined {
+  if (!c.req.path.startsWith("/v1/apps/")) return undefined;
+  const ref = c.req.param("id");
+  return ref ? ref : undefined;
+}
+
+function rememberApp(c: AppContext, ref: string | undefined, app: AppRow | null | undefined): void {
+  if (ref !== undefined && app !== undefined) c.set("appLookup", { ref, app });
+}
 
 export function bearerToken(c: AppContext): string | null {
   const header = c.req.header("authorization");
@@ -33,7 +49,8 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   // A malformed header, another scheme or a bearer that is not an agent key is a missing
   // credential for this route (spec B: "missing or invalid bearer token" → unauthorized).
   if (!token.startsWith("svc_")) throw new RelayError("unauthorized", "The Authorization header does not carry an agent key (`Bearer svc_…`).");
-  const found = await findAgentByKey(c.env, token);
+  const ref = appRefOf(c);
+  const found = await findAgentByKey(c.env, token, ref);
   if (!found.ok) {
     const message = {
       unknown: "This API key is not known to the relay.",
@@ -43,6 +60,7 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new RelayError("invalid_api_key", message, { reason: found.reason });
   }
   const { agent, key } = found;
+  rememberApp(c, ref, agent.ownerHumanId === null ? null : found.app);
   c.set("agent", { kind: "agent", agentId: agent.id, keyId: key.id, keyPrefix: key.keyPrefix, name: agent.name, ownerHumanId: agent.ownerHumanId });
   if (!key.lastUsedAt || Date.now() - Date.parse(key.lastUsedAt) > TOUCH_AFTER_MS) {
     c.executionCtx.waitUntil(touchKey(c.env, key.id));
@@ -53,7 +71,9 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
 export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
-  const found = await findSession(c.env, token);
+  const ref = appRefOf(c);
+  const found = await findSession(c.env, token, ref);
+  if (found) rememberApp(c, ref, found.app);
   return found ? { kind: "human", humanId: found.human.id, sessionId: found.sessionId, email: found.human.email } : null;
 }
 
@@ -109,6 +129,9 @@ export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
   const found = await findCredentialByToken(c.env, token);
   if (!found.ok) throw new RelayError("unauthorized", CREDENTIAL_REFUSALS[found.reason], { reason: found.reason, credential: "service" });
   const { credential } = found;
+  const ref = appRefOf(c);
+  // A credential reaches its own app only: any other reference is no app at all.
+  rememberApp(c, ref, ref === found.app.id || ref === found.app.slug ? found.app : null);
   c.set("credential", {
     credentialId: credential.id,
     appId: credential.appId,

@@ -16,7 +16,13 @@ export function ownerOf(c: AppContext): string | null {
 
 export async function ownedApp(c: AppContext, idOrSlug: string): Promise<AppRow> {
   const owner = ownerOf(c);
-  let app = owner ? await findAppForOwner(c.env, owner, idOrSlug) : undefined;
+  // The auth lookup may already have found it (one D1 read per request); it is used once,
+  // so a handler that looks again after changing the app reads it fresh.
+  const known = c.get("appLookup");
+  if (known) c.set("appLookup", null);
+  let app = !owner ? undefined
+    : known?.ref === idOrSlug ? known.app ?? undefined
+    : await findAppForOwner(c.env, owner, idOrSlug);
   // A service credential carries its owner's authority over its own app only.
   const credential = c.get("credential");
   if (credential && app?.id !== credential.appId) app = undefined;
