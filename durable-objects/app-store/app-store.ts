@@ -11,7 +11,7 @@ import { RelayError, type ErrorCode } from "../../src/errors";
 import { config } from "../../src/config";
 import { parseManifest, manifestLimitsFrom, type CompiledManifest } from "../../src/manifest";
 import type { Principal } from "../../src/permissions";
-import { migrate, readMeta, SCHEMA_VERSION, writeMeta } from "./schema";
+import { migrate, readMeta, readUsage, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
 import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
 import { backfillConflicts, reconcileUnique } from "./unique";
@@ -405,7 +405,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     const sql = this.ctx.storage.sql;
     // A purged store has no tables at all (and must not get them back just by being asked).
     const hasRows = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", ROWS_TABLE).toArray().length > 0;
-    const rowCount = hasRows ? Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${ROWS_TABLE} WHERE deleted_at IS NULL`).one().n) : 0;
+    const rowCount = hasRows ? readUsage(sql).liveRows : 0;
     return { rowCount, storageBytes: hasRows ? sql.databaseSize : 0 };
   }
 

@@ -10,6 +10,7 @@ import { authorize, authorOf, machineAuthor, type Author, type Principal, type R
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
+import { readUsage } from "./schema";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 
 export type StoredRow = {
@@ -478,14 +479,15 @@ export class Rows {
   }
 
   private checkQuota(addedBytes: number, addedRows: number): void {
+    const usage = readUsage(this.sql);
     if (addedRows > 0) {
-      const rows = Number(this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_rows WHERE deleted_at IS NULL").one().n);
+      const rows = usage.liveRows;
       if (rows + addedRows > this.limits.maxRows) {
         throw new RelayError("app_quota_exceeded", `This app holds ${rows} rows, the most it may hold.`, { limit: this.limits.maxRows, resource: "rows" });
       }
     }
     if (addedBytes > 0) {
-      const used = Number(this.sql.exec<{ n: number }>("SELECT COALESCE(sum(bytes), 0) AS n FROM _svc_rows WHERE purged = 0").one().n);
+      const used = usage.storedBytes;
       if (used + addedBytes > this.limits.maxStorageBytes) {
         throw new RelayError("app_quota_exceeded", `This app's rows use ${used} bytes of ${this.limits.maxStorageBytes}.`, { limit: this.limits.maxStorageBytes, resource: "storage" });
       }

@@ -5,7 +5,7 @@
  * request sees the object (the pattern of DESIGN §5.4).
  */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Each entry moves the schema from version i to i+1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
@@ -54,7 +54,34 @@ const MIGRATIONS: string[][] = [
        PRIMARY KEY (collection, scope, subject, day)
      )`,
   ],
+  [
+    // Live-row count and stored bytes, kept by triggers in the same transaction as every
+    // row change, so the quota check of a write reads one row instead of scanning them all.
+    "CREATE TABLE _svc_usage (id INTEGER PRIMARY KEY CHECK (id = 1), live_rows INTEGER NOT NULL, stored_bytes INTEGER NOT NULL)",
+    `INSERT INTO _svc_usage (id, live_rows, stored_bytes) SELECT 1,
+       COALESCE(sum(deleted_at IS NULL), 0), COALESCE(sum(CASE WHEN purged = 0 THEN bytes ELSE 0 END), 0) FROM _svc_rows`,
+    `CREATE TRIGGER _svc_usage_insert AFTER INSERT ON _svc_rows BEGIN
+       UPDATE _svc_usage SET live_rows = live_rows + (NEW.deleted_at IS NULL),
+         stored_bytes = stored_bytes + (CASE WHEN NEW.purged = 0 THEN NEW.bytes ELSE 0 END) WHERE id = 1;
+     END`,
+    `CREATE TRIGGER _svc_usage_delete AFTER DELETE ON _svc_rows BEGIN
+       UPDATE _svc_usage SET live_rows = live_rows - (OLD.deleted_at IS NULL),
+         stored_bytes = stored_bytes - (CASE WHEN OLD.purged = 0 THEN OLD.bytes ELSE 0 END) WHERE id = 1;
+     END`,
+    `CREATE TRIGGER _svc_usage_update AFTER UPDATE OF deleted_at, purged, bytes ON _svc_rows BEGIN
+       UPDATE _svc_usage SET
+         live_rows = live_rows - (OLD.deleted_at IS NULL) + (NEW.deleted_at IS NULL),
+         stored_bytes = stored_bytes - (CASE WHEN OLD.purged = 0 THEN OLD.bytes ELSE 0 END) + (CASE WHEN NEW.purged = 0 THEN NEW.bytes ELSE 0 END)
+       WHERE id = 1;
+     END`,
+  ],
 ];
+
+/** Live rows and the bytes of rows not purged, as the triggers keep them. */
+export function readUsage(sql: SqlStorage): { liveRows: number; storedBytes: number } {
+  const row = sql.exec<{ live_rows: number; stored_bytes: number }>("SELECT live_rows, stored_bytes FROM _svc_usage WHERE id = 1").one();
+  return { liveRows: Number(row.live_rows), storedBytes: Number(row.stored_bytes) };
+}
 
 export function migrate(sql: SqlStorage): void {
   sql.exec(MIGRATIONS[0][0]);

@@ -247,6 +247,7 @@ export class Ctx {
         seq: all("SELECT * FROM sqlite_sequence ORDER BY name"),
         budget: all("SELECT * FROM _svc_anon_budget ORDER BY collection, scope, subject, day"),
         outbox: all("SELECT * FROM _svc_outbox ORDER BY id"),
+        usage: all("SELECT * FROM _svc_usage"),
         // Bookkeeping the store writes when it loads a manifest version is not row state.
         meta: all("SELECT * FROM _svc_meta WHERE key NOT IN ('app_id', 'live_version', 'unique_fields') ORDER BY key"),
       };
