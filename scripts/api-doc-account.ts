@@ -27,6 +27,10 @@ sign-in grants (test-session tokens included) and its preview tokens are voided.
   \`409 account_quota_exceeded\`; both leave the offer pending. A spent, withdrawn, expired or
   unknown link, or an app deleted meanwhile, is \`410 gone\`.
 - A relay that cannot send mail answers \`503 auth_provider_unavailable\` to an offer.
+- Offers share the limits of member invitations (see "Members and invitations"): the
+  per-address \`RATE_LIMIT_INVITE\` window, and the owner's daily mail cap
+  \`INVITE_MAILS_PER_OWNER_DAY\`. Over either: \`429 rate_limited\` with \`Retry-After\`,
+  and no offer is recorded or mailed.
 
 ## Organizations
 

@@ -26,7 +26,7 @@ function fields(s: Schema | undefined): string {
 }
 
 const authText: Record<string, string> = {
-  agentKey: "agent key", session: "human session (cookie)", serviceCredential: "service credential (`svcs_…`, its own app's collections only)", registrationSecret: "registration secret (secret mode only)",
+  agentKey: "agent key", session: "human session (cookie)", serviceCredential: "service credential (`svcs_…`, its own app only: its collections, and the member list when minted with `members: true`)", registrationSecret: "registration secret (secret mode only)",
 };
 
 const intro = `# The relay HTTP API
@@ -60,8 +60,10 @@ below is generated: run \`npm run docs:api\` after changing a route.
 - **CLI version.** A request with \`x-service-cli-version\` below \`MIN_CLI_VERSION\` gets
   \`426 cli_upgrade_required\` with \`details.min_version\` and \`details.your_version\`.
   Requests without the header are not checked.
-- **Rate limits.** Registration, the device flow, sign-in links and claims are limited per
-  client IP per window. Over the limit: \`429 rate_limited\` with \`Retry-After\` (seconds).
+- **Rate limits.** Registration, the device flow, sign-in links, claims, adding members and
+  offering transfers are limited per client IP per window. Mail to other people
+  (invitations, member notices, transfer offers) is also capped per owner per UTC day.
+  Over a limit: \`429 rate_limited\` with \`Retry-After\` (seconds).
 - **Secrets** carry a kind prefix: \`svc_\` agent keys, \`cc_\` claim codes, \`dc_\` device
   codes, \`svcs_\` service credentials, \`gr_\` grant links (in a grant_url's \`#g=\`) and
   \`grh_\` the per-browser credential a grant link is exchanged for. They are 128 random
@@ -108,6 +110,22 @@ A spent, replaced (the address was invited again) or expired link answers \`410 
 another signed-in address gets \`403 forbidden\` and the invitation stays usable. A relay
 that cannot send mail (production without the \`MAIL\` binding or \`MAIL_FROM\`) answers
 \`503 auth_provider_unavailable\` to an invitation; adding an existing account needs no mail.
+
+Adding people is limited so the relay cannot be used to mail strangers. \`POST\` on the
+members route counts in a per-address window (\`RATE_LIMIT_INVITE\`, default 20 per 60
+seconds), and every invitation, courtesy notice ("you were added") and transfer offer an
+owner's apps send draws on one daily budget per owner (\`INVITE_MAILS_PER_OWNER_DAY\`,
+default 50 per UTC day, shared by the owner's agents and session; 0 turns it off). Over
+the window, or an invitation over the budget: \`429 rate_limited\` with \`Retry-After\`
+(seconds to the window's end, or to the next UTC day; \`details\` has \`retry_after\`,
+\`limit\`, and \`per: "owner", window: "day"\` for the budget), and nothing is recorded
+or mailed. An existing account is still added over the budget, without the notice.
+
+\`GET /v1/apps/:id/members\` also answers a service credential of the app minted with
+\`members: true\` (read only: its own app, the same \`{ members }\`). Without the flag a
+credential is refused as on every owner route (\`401 unauthorized\`); adding, re-roling
+and removing members, the roles summary, grants and credentials stay closed to every
+credential.
 
 Member rows are camelCase (\`{ humanId, email, role, customRoles, customRole, createdAt }\`,
 \`customRole\` being the first of \`customRoles\` or null) while the request field is

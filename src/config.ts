@@ -15,7 +15,12 @@ export interface Config {
   registrationSecret: string | null;
   minCliVersion: string | null;
   operatorEmails: string[];
-  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number };
+  /**
+   * Per-IP limiter buckets (requests per window). `invite`: adding a member and offering a
+   * transfer, the routes that mail someone else (their daily per-owner cap is the limit
+   * INVITE_MAILS_PER_OWNER_DAY).
+   */
+  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number; invite: number };
   maxJsonBodyBytes: number;
   /** Cap on a deploy or redeploy body: the document plus inline assets, base64-encoded. */
   maxDeployBodyBytes: number;
@@ -46,6 +51,8 @@ const numberDefaults: Record<string, number> = {
   SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
   ANON_UPLOAD_MAX_BYTES: 5_000_000, ANON_BYTES_PER_APP: 50_000_000, ANON_UPLOADS_PER_IP_PER_APP_DAY: 20,
   AGENT_TASKS_LEASE_SECONDS: 900,
+  // Mail to other people per owner per UTC day: invitations, member notices, transfer offers.
+  INVITE_MAILS_PER_OWNER_DAY: 50,
   // Delegated access (spec B Limits): a longer ttl is clamped to these, never refused.
   CREDENTIAL_MAX_TTL_SECONDS: 63_072_000, CREDENTIAL_MAX_OVERLAP_SECONDS: 604_800, GRANT_MAX_TTL_SECONDS: 31_536_000,
 };
@@ -108,6 +115,7 @@ export function config(env: object): Config {
       deviceToken: num(raw, "RATE_LIMIT_DEVICE_TOKEN", 60),
       requestLink: num(raw, "RATE_LIMIT_REQUEST_LINK", 5),
       claim: num(raw, "RATE_LIMIT_CLAIM", 10),
+      invite: num(raw, "RATE_LIMIT_INVITE", 20),
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),

@@ -84,7 +84,7 @@ export const catalogue = {
   permission_role_invalid: entry(400, "A permission list is invalid under the manifest rules.", "Use owner, member, anyone, declared roles and the row-scoped subjects where allowed."),
   purge_forbidden: entry(403, "Only the owner or the owning agent may purge.", "Ask the owner."),
   quota_exceeded: entry(413, "The attachment quota for this scope is full.", "Delete attachments you no longer need."),
-  rate_limited: entry(429, "Too many requests from this address; the limiter's window is full.", "Wait for the Retry-After seconds, then retry.", true),
+  rate_limited: entry(429, "Too many requests: a per-address limiter's window, or an owner's daily cap on invitation mail, is full.", "Wait for the Retry-After seconds, then retry.", true),
   resync_required: entry(410, "The feed cursor is below the retention floor.", "Re-list each collection and resume from the newest cursor."),
   row_not_found: entry(404, "No live row at that key is visible to you.", "Check the key; rows your read list hides are never shown."),
   row_schema_violation: entry(422, "The row's data fails the collection schema; nothing was written.", "Fix the fields at the paths listed in details."),

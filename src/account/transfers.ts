@@ -28,6 +28,7 @@ import { getHuman, normaliseEmail } from "../db/humans";
 import type { AppRow } from "../db/apps";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { liveManifest, mailProviderConfigured } from "../apps/members";
+import { spendInviteMail } from "../apps/invite-mail-cap";
 import { appStore } from "../apps/store";
 import { mailer } from "../mail/mailer";
 import { transferAcceptedMail, transferOfferMail } from "../mail/account-templates";
@@ -82,8 +83,9 @@ export interface OfferInput {
 
 /**
  * Offers the app to `email`. Refused with 409 `conflict` when an offer is already
- * pending (withdraw it first) or the address is the owner's own, and with 503
- * `auth_provider_unavailable` when the relay cannot mail — before anything is stored.
+ * pending (withdraw it first) or the address is the owner's own, with 503
+ * `auth_provider_unavailable` when the relay cannot mail, and with 429 `rate_limited`
+ * when the owner's daily invitation mail is spent — before anything is stored.
  */
 export async function offerTransfer(env: Env, app: AppRow, input: OfferInput): Promise<TransferView> {
   const email = normaliseEmail(input.email);
@@ -99,6 +101,7 @@ export async function offerTransfer(env: Env, app: AppRow, input: OfferInput): P
   if (!mailProviderConfigured(env)) {
     throw new RelayError("auth_provider_unavailable", "This relay cannot send mail, so it cannot offer an app to anyone.", { reason: "mail_not_configured" });
   }
+  await spendInviteMail(env, app.ownerHumanId, "transfer offer");
   const token = TRANSFER_PREFIX + randomHex(16);
   const now = nowIso();
   const row: TransferRow = {

@@ -26,6 +26,7 @@ import { roleAccess, type Access } from "../permissions";
 import { RESERVED_NAMES } from "../manifest/permissions";
 import type { CompiledManifest } from "../manifest";
 import { compileLive } from "./deploy";
+import { mayMailNotice, spendInviteMail } from "./invite-mail-cap";
 import { appUrl } from "./urls";
 
 export const MAX_CUSTOM_ROLES = 8;
@@ -121,8 +122,9 @@ async function appName(env: Env, app: AppRow): Promise<string> {
 /**
  * Adds a person by email: an existing account becomes a member (201 when new, 200 when
  * already one; given roles replace theirs), anyone else gets a mailed invitation (503
- * `auth_provider_unavailable` when the relay cannot send mail, before anything is
- * stored). The owner's own address is a conflict.
+ * `auth_provider_unavailable` when the relay cannot send mail, 429 `rate_limited` when
+ * the owner's daily invitation mail is spent, both before anything is stored). The
+ * owner's own address is a conflict.
  */
 export async function addByEmail(env: Env, app: AppRow, input: AddInput, waitUntil: (p: Promise<unknown>) => void): Promise<AddResult> {
   const email = normaliseEmail(input.email);
@@ -136,8 +138,8 @@ export async function addByEmail(env: Env, app: AppRow, input: AddInput, waitUnt
   if (human) {
     const { created } = await addMember(env, app.id, human.id, roles);
     const member = await findMember(env, app.id, human.id);
-    if (created && mailProviderConfigured(env)) {
-      // A courtesy notice; the membership stands whether or not it is delivered.
+    // A courtesy notice, within the owner's daily mail cap; the membership stands whether or not it is sent.
+    if (created && mailProviderConfigured(env) && (await mayMailNotice(env, app.ownerHumanId))) {
       waitUntil(mailer(env).send(memberAddedMail(email, name, appUrl(config(env), app.slug))).catch((err) => console.error("member notice not sent", err)));
     }
     return { kind: "member", member: memberView(member!), created };
@@ -146,6 +148,7 @@ export async function addByEmail(env: Env, app: AppRow, input: AddInput, waitUnt
     throw new RelayError("auth_provider_unavailable", "This relay cannot send mail, so it cannot invite someone who has no account yet.",
       { reason: "mail_not_configured" });
   }
+  await spendInviteMail(env, app.ownerHumanId, "invitation");
   const invite = await upsertInvite(env, { appId: app.id, email, roles: roles ?? [], invitedByHumanId: input.actor.humanId, invitedByAgentId: input.actor.agentId });
   await mailer(env).send(memberInviteMail(email, name, inviteUrl(env, invite.token)));
   return { kind: "invited", email, expiresAt: invite.expiresAt };

@@ -17,6 +17,7 @@ const security: Record<string, Array<Record<string, string[]>>> = {
   human: [{ session: [] }],
   owner: [{ agentKey: [] }, { session: [] }],
   rows: [{ agentKey: [] }, { session: [] }, { serviceCredential: [] }],
+  members: [{ agentKey: [] }, { session: [] }, { serviceCredential: [] }],
   registration: [{}, { registrationSecret: [] }],
   none: [],
 };
@@ -62,7 +63,7 @@ export function openApiDocument(apiOrigin: string): Record<string, unknown> {
     components: {
       securitySchemes: {
         agentKey: { type: "http", scheme: "bearer", description: "An agent API key (svc_…)" },
-        serviceCredential: { type: "http", scheme: "bearer", description: "A service credential (svcs_…): the collection endpoints of its own app only, within its allowlist" },
+        serviceCredential: { type: "http", scheme: "bearer", description: "A service credential (svcs_…), for its own app only: the collection endpoints within its allowlist, and the member list when minted with members: true" },
         registrationSecret: { type: "http", scheme: "bearer", description: "The operator's registration secret (REGISTRATION_MODE=secret)" },
         session: { type: "apiKey", in: "cookie", name: "relay_session", description: "A human's session from the magic-link sign-in" },
       },

@@ -10,17 +10,19 @@ import { RelayError } from "../errors";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
 import { requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";
+import { requireMemberReader } from "./middleware/member-directory";
 import { rateLimit } from "./middleware/rate-limit";
 import { config, type Config } from "../config";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 /**
  * `owner`: an agent key or the owner's session (spec A's AKO). `rows`: the same, or a
- * service credential (`svcs_…`) — only the collection endpoints use it, so a credential
- * stays refused (401) everywhere else, management of credentials, grants and members
- * included.
+ * service credential (`svcs_…`) — only the collection endpoints use it. `members`: the
+ * same as `owner`, or a credential minted with `members: true` — only the member list
+ * uses it. A credential stays refused (401) everywhere else, management of credentials,
+ * grants and members included.
  */
-export type AuthKind = "none" | "agent" | "human" | "owner" | "rows" | "registration";
+export type AuthKind = "none" | "agent" | "human" | "owner" | "rows" | "members" | "registration";
 
 export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> {
   method: Method;
@@ -90,7 +92,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   const guards: MiddlewareHandler<AppEnv>[] = [
     ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
     ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : spec.auth === "owner" ? [requireOwnerActor]
-      : spec.auth === "rows" ? [requireRowActor] : []),
+      : spec.auth === "rows" ? [requireRowActor] : spec.auth === "members" ? [requireMemberReader] : []),
     ...(spec.guard ? [spec.guard] : []),
   ];
   const handle: MiddlewareHandler<AppEnv> = async (c) => {

@@ -12,7 +12,7 @@ describe("config defaults", () => {
     expect(c.registrationSecret).toBeNull();
     expect(c.minCliVersion).toBeNull();
     expect(c.operatorEmails).toEqual([]);
-    expect(c.rateLimit).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10 });
+    expect(c.rateLimit).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20 });
     expect(c.maxJsonBodyBytes).toBe(1_048_576);
   });
 

@@ -22,6 +22,7 @@ import { listGrantLinks } from "../../db/grant-links";
 import { credentialView } from "../../apps/credentials";
 import { grantView } from "../../apps/grant-links";
 import type { AppContext, HumanPrincipal } from "../types";
+import { hitAddressLimit } from "../middleware/rate-limit";
 import { AccessSections, type AccessProblem } from "./app-access-view";
 import { Alert, Flash, When } from "./layout";
 import { currentHuman, lookup, readForm, renderPage, seeOther, toSignIn } from "./page";
@@ -223,9 +224,18 @@ async function showApp(c: AppContext): Promise<Response> {
   return appPage(c, human, await myApp(c, human));
 }
 
-/** A refusal the person can fix on the page itself (bad address, undeclared role, no mail) re-renders it. */
+/**
+ * A refusal the person can fix on the page itself (bad address, undeclared role, no mail,
+ * too many invitations for now) re-renders it, with the refusal's own headers (Retry-After).
+ */
 function formError(err: unknown): err is RelayError {
-  return err instanceof RelayError && ["invalid_request", "conflict", "auth_provider_unavailable", "not_found"].includes(err.code);
+  return err instanceof RelayError && ["invalid_request", "conflict", "auth_provider_unavailable", "not_found", "rate_limited"].includes(err.code);
+}
+
+async function refusedPage(c: AppContext, human: HumanPrincipal, app: AppRow, err: RelayError, email = ""): Promise<Response> {
+  const res = await appPage(c, human, app, err.status, err.message, email);
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.headers.set(name, value);
+  return res;
 }
 
 async function addMemberForm(c: AppContext): Promise<Response> {
@@ -236,12 +246,14 @@ async function addMemberForm(c: AppContext): Promise<Response> {
   const email = (form.get("email") ?? "").trim();
   if (!emailSchema.safeParse(email).success) return appPage(c, human, app, 400, "Enter a valid email address, like name@example.com.", email);
   try {
+    // The same per-address bucket as POST /v1/apps/:id/members; addByEmail applies the daily mail cap.
+    await hitAddressLimit(c, "invite");
     const result = await addByEmail(c.env, app, { email, roles: form.getAll("role"), actor: { humanId: human.humanId, agentId: null } },
       (p) => c.executionCtx.waitUntil(p));
     const who = encodeURIComponent(normaliseEmail(email));
     return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=${result.kind === "invited" ? "invited" : "added"}&who=${who}`);
   } catch (err) {
-    if (formError(err)) return appPage(c, human, app, err.status, err.message, email);
+    if (formError(err)) return refusedPage(c, human, app, err, email);
     throw err;
   }
 }

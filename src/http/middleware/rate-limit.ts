@@ -11,10 +11,17 @@ export function clientIp(c: AppContext): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 
-export function rateLimit(name: keyof Omit<Config["rateLimit"], "windowSeconds">): MiddlewareHandler<AppEnv> {
+export type LimiterBucket = keyof Omit<Config["rateLimit"], "windowSeconds">;
+
+/** Counts this request in the caller's address bucket; 429 `rate_limited` over the limit. */
+export async function hitAddressLimit(c: AppContext, name: LimiterBucket): Promise<void> {
+  const limits = config(c.env).rateLimit;
+  await hitRateLimit(c.env, `${name}:${clientIp(c)}`, limits[name], limits.windowSeconds);
+}
+
+export function rateLimit(name: LimiterBucket): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const limits = config(c.env).rateLimit;
-    await hitRateLimit(c.env, `${name}:${clientIp(c)}`, limits[name], limits.windowSeconds);
+    await hitAddressLimit(c, name);
     await next();
   };
 }

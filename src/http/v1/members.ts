@@ -3,7 +3,10 @@
  * mailed invitation), list (owner first), set or clear custom roles, remove (idempotent;
  * the person's app sessions stop on their next request), and the roles summary. All
  * owner-scoped (agent key or owner session): another owner's app is `app_not_found`, a
- * human who is not a member of this app is `not_found`. Member rows are camelCase on the
+ * human who is not a member of this app is `not_found`. The list alone is also open to a
+ * service credential of the app minted with `members: true` (spec A's members flag).
+ * Adding people and offering transfers is limited per address and per owner per day
+ * (`apps/invite-mail-cap.ts`). Member rows are camelCase on the
  * wire (WIRE §1.7) while the request field is `custom_roles`.
  *
  * The signed-in person's side lives here too: accepting an invitation. (The apps they
@@ -20,7 +23,7 @@ import { acceptInvitation, addByEmail, checkRoles, liveManifest, memberView, mem
 import { appUrl } from "../../apps/urls";
 import { appStore } from "../../apps/store";
 import { ownedApp, requireLive } from "./app-access";
-import { errors, isoTime } from "./schemas";
+import { errors, inviteLimited, isoTime } from "./schemas";
 
 const roleName = z.string().min(1).max(64);
 const customRoles = z.array(roleName).max(64);
@@ -45,8 +48,8 @@ const inviteGone = { 410: { description: "gone: the invitation is unknown, spent
 
 export function memberRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
-    method: "post", path: "/v1/apps/:id/members", tag: "members", auth: "owner",
-    summary: "Add a person by email: an existing account becomes a member (201; 200 if already one), anyone else is mailed an invitation (7 days, single use)",
+    method: "post", path: "/v1/apps/:id/members", tag: "members", auth: "owner", rateLimit: "invite",
+    summary: "Add a person by email: an existing account becomes a member (201; 200 if already one), anyone else is mailed an invitation (7 days, single use); limited per address and, for the mail, per owner per day",
     body: z.strictObject({ email: z.email().max(254), role: z.literal("member").optional(), custom_roles: customRoles.optional() }),
     responses: {
       201: { description: "A new member", schema: z.object({ member: memberSchema }) },
@@ -54,7 +57,7 @@ export function memberRoutes(app: Hono<AppEnv>): void {
         description: "Either `{ member }` (already a member; given custom_roles replace theirs) or `{ ok: true, invited, expires_at }` (an invitation was mailed)",
         schema: z.union([z.object({ member: memberSchema }), z.object({ ok: z.literal(true), invited: z.string(), expires_at: isoTime })]),
       },
-      ...errors(400, 401, 403, 404, 409), ...gone, ...unavailable,
+      ...errors(400, 401, 403, 404, 409), ...gone, ...inviteLimited, ...unavailable,
     },
   }, async (c, { body }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
@@ -67,8 +70,8 @@ export function memberRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "get", path: "/v1/apps/:id/members", tag: "members", auth: "owner",
-    summary: "The app's owner (role owner, first) and members, oldest first; pending invitations are not members",
+    method: "get", path: "/v1/apps/:id/members", tag: "members", auth: "members",
+    summary: "The app's owner (role owner, first) and members, oldest first; pending invitations are not members. A service credential of this app minted with members: true may read it too (read only)",
     responses: { 200: { description: "Members", schema: z.object({ members: z.array(memberSchema) }) }, ...errors(401, 403, 404), ...gone },
   }, async (c) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));

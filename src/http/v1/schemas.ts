@@ -15,6 +15,14 @@ export const errorEnvelope = z.object({
   }),
 }).meta({ title: "Error" }); // no `id`: an id becomes a "#/$defs" ref that OpenAPI would resolve against the document root
 
+/** The 429 of the routes that mail other people (adding members, offering a transfer). */
+export const inviteLimited = {
+  429: {
+    description: "rate_limited: too many such requests from this address (RATE_LIMIT_INVITE per window), or the owner's invitation, notice and transfer mail for the UTC day (INVITE_MAILS_PER_OWNER_DAY) is spent; nothing was stored or sent; retry after Retry-After seconds",
+    schema: errorEnvelope,
+  },
+};
+
 export const isoTime = z.string().meta({ format: "date-time" });
 
 export const agentName = z.string().trim().min(1).max(64)

@@ -12,7 +12,7 @@ import { config } from "../../config";
 import { acceptTransfer, offerTransfer, pendingTransfer, transferView, withdrawTransfer } from "../../account/transfers";
 import { appUrl } from "../../apps/urls";
 import { ownedApp, requireLive } from "./app-access";
-import { errors, isoTime } from "./schemas";
+import { errors, inviteLimited, isoTime } from "./schemas";
 
 export const transferSchema = z.object({
   id: z.string(), app_id: z.string(), status: z.enum(["pending", "accepted", "withdrawn", "expired"]),
@@ -33,12 +33,12 @@ export function transferRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "post", path: "/v1/apps/:id/transfer", tag: "transfer", auth: "owner",
-    summary: "Offer the app to an email address (mailed a single-use link, 7 days); ownership moves only when that address accepts. keep_as_member (default true) keeps the current owner on the app as a member afterwards; false removes them",
+    method: "post", path: "/v1/apps/:id/transfer", tag: "transfer", auth: "owner", rateLimit: "invite",
+    summary: "Offer the app to an email address (mailed a single-use link, 7 days); ownership moves only when that address accepts. keep_as_member (default true) keeps the current owner on the app as a member afterwards; false removes them. Limited per address and, for the mail, per owner per day",
     body: z.strictObject({ email: z.email().max(254), keep_as_member: z.boolean().optional() }),
     responses: {
       201: { description: "The pending offer", schema: z.object({ transfer: transferSchema }) },
-      ...errors(400, 401, 403, 404, 409), ...soft,
+      ...errors(400, 401, 403, 404, 409), ...soft, ...inviteLimited,
       503: { description: "auth_provider_unavailable: the relay cannot send mail" },
     },
   }, async (c, { body }) => {

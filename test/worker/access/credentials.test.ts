@@ -2,7 +2,8 @@
 // nothing written), listing without tokens, pause/resume/revoke/rotate with their exact
 // effects on the very next request, and the token as a bearer — its own allowlist on its
 // own app's collection endpoints, intersected with the owner's authority, and 401 on every
-// other route (apps, keys, the feed, credential, grant and member management).
+// other route (apps, keys, the feed, credential, grant and member management; reading the
+// member list takes the members flag, see credential-members.test.ts).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, claimedAgent, count, expectError, json, signIn } from "../helpers";
@@ -214,7 +215,7 @@ describe("the token as a bearer", () => {
     expect(await json<{ rows: Row[] }>(await app.call(app.rows("notes")), 200)).toEqual(before);
   });
 
-  it("refuses the token with 401 everywhere but the collection endpoints", async () => {
+  it("refuses the token with 401 everywhere but the collection endpoints and the member list", async () => {
     const app = await setup();
     const { token, id } = await app.mint({ mode: "following", members: true, grants: [{ collection: "notes", ops: ["read", "create", "update", "delete"] }] });
     const a = app.appId;
@@ -237,7 +238,7 @@ describe("the token as a bearer", () => {
       ["GET", `/v1/apps/${a}/grants`],
       ["POST", `/v1/apps/${a}/grants`, { role: "editor" }],
       ["DELETE", `/v1/apps/${a}/grants/grant_x`],
-      ["GET", `/v1/apps/${a}/members`],
+      // GET members answers this members: true credential (credential-members.test.ts).
       ["POST", `/v1/apps/${a}/members`, { email: "x@example.com" }],
       ["GET", `/v1/apps/${a}/roles`],
       ["GET", "/v1/self/apps"],
