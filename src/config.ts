@@ -30,6 +30,14 @@ export interface Config {
    * key; in production a missing or short secret is null and gated apps answer 503.
    */
   appSessionSecret: string | null;
+  /**
+   * The bot challenge the page script runs before an anonymous write to an `antiAbuse`
+   * collection (WIRE §4.4): Turnstile's public site key (`TURNSTILE_SITE_KEY`) and where
+   * the page loads Turnstile's script from (`TURNSTILE_SCRIPT_URL`, Cloudflare's by
+   * default). Null when no site key is set; development mode falls back to Cloudflare's
+   * invisible always-passing test key, whose dummy token development mode accepts.
+   */
+  turnstile: { siteKey: string; scriptUrl: string } | null;
   limits: Record<string, number>;
   flags: Record<string, boolean>;
 }
@@ -91,6 +99,30 @@ function appSessionSecret(env: RawEnv, development: boolean): string | null {
   return development ? DEVELOPMENT_APP_SESSION_SECRET : null;
 }
 
+/** Where Turnstile's browser script lives (the page script adds `?render=explicit`). */
+export const TURNSTILE_SCRIPT_DEFAULT = "https://challenges.cloudflare.com/turnstile/v0/api.js";
+/** Cloudflare's documented test site key: always passes, invisible, hands out `XXXX.DUMMY.TOKEN.XXXX`. */
+export const TURNSTILE_TEST_SITE_KEY = "1x00000000000000000000BB";
+
+/** An https URL (plain http too in development mode, for a local stand-in), else Cloudflare's own. */
+function turnstileScript(env: RawEnv, development: boolean): string {
+  const value = str(env, "TURNSTILE_SCRIPT_URL");
+  if (value === undefined) return TURNSTILE_SCRIPT_DEFAULT;
+  try {
+    const url = new URL(value);
+    const allowed = url.protocol === "https:" || (development && url.protocol === "http:");
+    if (allowed && !url.username && !url.password) return url.href;
+  } catch {
+    // fall through to the default
+  }
+  return TURNSTILE_SCRIPT_DEFAULT;
+}
+
+function turnstile(env: RawEnv, development: boolean): Config["turnstile"] {
+  const siteKey = str(env, "TURNSTILE_SITE_KEY") ?? (development ? TURNSTILE_TEST_SITE_KEY : undefined);
+  return siteKey === undefined ? null : { siteKey, scriptUrl: turnstileScript(env, development) };
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function config(env: object): Config {
@@ -120,6 +152,7 @@ export function config(env: object): Config {
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),
     appSessionSecret: appSessionSecret(raw, development),
+    turnstile: turnstile(raw, development),
     limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
     flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),
   };

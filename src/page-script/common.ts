@@ -18,6 +18,8 @@ export const VISITOR_KEY = "service.visitor";
 export const GRANT_KEY = "service.grant";
 export const SHARE_HEADER = "x-service-share";
 export const VISITOR_HEADER = "x-service-visitor";
+/** A bot-challenge token on an anonymous create or upsert (challenge.ts). */
+export const CHALLENGE_HEADER = "x-service-challenge";
 
 function store(): Storage | null {
   try {

@@ -11,12 +11,15 @@
  *    collection into the local mirror (store.ts);
  * 4. resolves `ready`.
  * Calls made before it arrived are replayed at once; network calls wait only for step 2.
+ * An anonymous viewer's creates and upserts on `antiAbuse` collections carry a fresh bot-
+ * challenge token (challenge.ts; Turnstile is loaded only when the first one is needed).
  * When framed it reports the document height to the parent (WIRE §4.2 "embed resize").
  */
 import {
   GRANT_KEY, SESSION_KEY, SHARE_KEY, VISITOR_KEY, authorizeUrl, credentialHeaders, exchangeGrant, exchangeGrantLink, readStored, takeFragment, writeStored,
   type SessionInfo,
 } from "./common";
+import { Challenge } from "./challenge";
 import { Live } from "./live";
 import { Store, api } from "./store";
 import type { Author, BootstrappedService, BufferedCall, Internal, Member, ServiceSession } from "./types";
@@ -134,7 +137,10 @@ async function start(): Promise<void> {
   const credentials = new Promise<void>((r) => {
     credentialsKnown = r;
   });
-  const store = new Store(credentials);
+  const challenge = internal.config.challenge ? new Challenge(internal.config.challenge) : null;
+  // Owners and members are never challenged; visitors and grant-link holders are anonymous.
+  const store = new Store(credentials, async (name) =>
+    (challenge && session.kind === "anonymous" && challenge.guards(name) ? challenge.token() : null));
   const members = membersOf(session, credentials);
 
   session.login = () => {

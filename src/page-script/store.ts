@@ -11,7 +11,7 @@
  * responses also defer to a delete the feed already reported. When there is no cursor
  * yet (the socket was late) the snapshot is taken anyway and retaken once it arrives.
  */
-import { credentialHeaders } from "./common";
+import { CHALLENGE_HEADER, credentialHeaders } from "./common";
 import type { Author, CollectionEvent, ListOptions, ListPage, PageFeedEntry, Row, ServiceCollections, ServiceFeed } from "./types";
 
 export interface WireRow {
@@ -60,8 +60,8 @@ export const toRow = (w: WireRow): Row => ({ key: w.key, data: w.data, version: 
 const isWireRow = (v: unknown): v is WireRow => typeof v === "object" && v !== null && typeof (v as WireRow).key === "string";
 
 /** One call to a same-origin `/_svc/` endpoint; a non-2xx answer rejects with its envelope's code. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers = credentialHeaders();
+export async function api<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+  const headers = { ...credentialHeaders(), ...extra };
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
@@ -116,7 +116,14 @@ export class Store {
   private synced = false;
   private loaded = false;
 
-  constructor(private readonly credentials: Promise<void>) {}
+  /**
+   * `challenge` answers, once the viewer is known, a bot-challenge token for a create or
+   * upsert on that collection, or null when none is needed or none could be had.
+   */
+  constructor(
+    private readonly credentials: Promise<void>,
+    private readonly challenge: (collection: string) => Promise<string | null> = async () => null,
+  ) {}
 
   declare(collections: DeclaredCollection[]): void {
     this.declared = collections;
@@ -256,6 +263,13 @@ export class Store {
     return api<T>(method, p, body);
   }
 
+  /** A create or upsert, with a fresh bot-challenge token when this viewer needs one there. */
+  private async post(name: string, body: unknown): Promise<{ row: WireRow }> {
+    await this.credentials;
+    const token = await this.challenge(name);
+    return api<{ row: WireRow }>("POST", path(name), body, token ? { [CHALLENGE_HEADER]: token } : {});
+  }
+
   collections(): ServiceCollections {
     const named = (name: unknown): string => {
       if (typeof name !== "string" || name === "") throw failure("invalid_args", "Name the collection first: service.collections.<method>(name, ...).");
@@ -287,8 +301,8 @@ export class Store {
           set!.delete(own);
         };
       },
-      create: async (name, data) => rowOf(named(name), this.call("POST", path(name), { data })),
-      upsert: async (name, key, data) => rowOf(named(name), this.call("POST", path(name), { data, key })),
+      create: async (name, data) => rowOf(named(name), this.post(name, { data })),
+      upsert: async (name, key, data) => rowOf(named(name), this.post(name, { data, key })),
       update: async (name, key, data, options = {}) =>
         rowOf(named(name), this.call("PATCH", `${path(name)}/${encodeURIComponent(key)}`, { data, ...(options.ifMatch !== undefined ? { if_match: options.ifMatch } : {}) })),
       delete: async (name, key, options = {}) => {

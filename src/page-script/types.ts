@@ -16,6 +16,18 @@ export interface BootConfig {
   visibility: Visibility;
   /** `{API_ORIGIN}/authorize`: session.login() adds `?app=<slug>&return=<url>`. */
   authorize: string;
+  /** Present when some collection has `antiAbuse` and the relay runs Turnstile (challenge.ts). */
+  challenge?: ChallengeConfig;
+}
+
+/** The bot challenge for anonymous creates and upserts on `antiAbuse` collections. */
+export interface ChallengeConfig {
+  /** Turnstile's public site key. */
+  siteKey: string;
+  /** Turnstile's script URL; loaded on the first write that needs a token. */
+  script: string;
+  /** The `antiAbuse` collections. */
+  collections: string[];
 }
 
 /** A row stamp (`human`, `agent`, `grant`, `visitor`, `anon`, or a machine kind). */

@@ -6,7 +6,7 @@
  * app is refused. Handlers only ever see an app that may be served.
  */
 import type { Context } from "hono";
-import { config } from "../../config";
+import { config, type Config } from "../../config";
 import { findAppBySlug, getVersion, type AppRow, type AppVersionRow, type AssetEntry } from "../../db/apps";
 import { compileLive } from "../../apps/deploy";
 import { appUrl } from "../../apps/urls";
@@ -22,6 +22,20 @@ export interface ServedPolicy {
   visitorIdentity: boolean;
   /** Declared collections, for the page script (what to mirror) and the socket's hello. */
   collections: PageCollection[];
+  /**
+   * The bot challenge the page runs before an anonymous create or upsert (WIRE §4.4): set
+   * only when some collection has `antiAbuse` and the relay has a Turnstile site key. It
+   * goes into the page script's boot config and opens the CSP to the script's origin.
+   */
+  challenge: PageChallenge | null;
+}
+
+export interface PageChallenge {
+  siteKey: string;
+  /** Turnstile's script URL (TURNSTILE_SCRIPT_URL). */
+  script: string;
+  /** The `antiAbuse` collections, in manifest order. */
+  collections: string[];
 }
 
 export interface PageCollection {
@@ -75,25 +89,37 @@ function fallbackPolicy(app: AppRow): ServedPolicy {
     csp: buildCsp([], [], [], false, []),
     visitorIdentity: false,
     collections: [],
+    challenge: null,
   };
 }
 
+/** The challenge an app's pages run, or null (no `antiAbuse` collection, or no Turnstile on this relay). */
+export function pageChallenge(cfg: Config, collections: Array<{ name: string; antiAbuse: string | null }>): PageChallenge | null {
+  const guarded = collections.filter((col) => col.antiAbuse !== null).map((col) => col.name);
+  if (guarded.length === 0 || !cfg.turnstile) return null;
+  return { siteKey: cfg.turnstile.siteKey, script: cfg.turnstile.scriptUrl, collections: guarded };
+}
+
 /**
- * Compiled policies by (app, version, visibility): versions are immutable, so a policy
- * never goes stale; the map is bounded so an isolate serving many apps stays small.
+ * Compiled policies by (app, version, visibility, timezone, the relay's challenge
+ * settings): versions are immutable, so a policy never goes stale; the map is bounded so
+ * an isolate serving many apps stays small.
  */
 const policyCache = new Map<string, ServedPolicy>();
 const POLICY_CACHE_MAX = 200;
 
 function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy {
-  const key = `${app.id}:${version.version}:${app.visibility}:${app.timezone ?? ""}`;
+  const cfg = config(env);
+  const challengeKey = cfg.turnstile ? `${cfg.turnstile.siteKey} ${cfg.turnstile.scriptUrl}` : "";
+  const key = `${app.id}:${version.version}:${app.visibility}:${app.timezone ?? ""}:${challengeKey}`;
   const hit = policyCache.get(key);
   if (hit) return hit;
-  const compiled = compileLive({ app, version }, config(env));
+  const compiled = compileLive({ app, version }, cfg);
   const policy = compiled
     ? {
       app: compiled.app, csp: compiled.csp, visitorIdentity: compiled.visitorIdentity,
       collections: Object.values(compiled.collections).map((col) => ({ name: col.name, appendOnly: col.appendOnly, mirror: col.mirror })),
+      challenge: pageChallenge(cfg, Object.values(compiled.collections)),
     }
     : fallbackPolicy(app);
   if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);

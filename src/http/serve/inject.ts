@@ -22,6 +22,11 @@ export function sdkPath(): string {
   return `/_svc/sdk.${SDK_HASH}.js`;
 }
 
+/**
+ * The page script's boot config (`data-svc`, the shape of BootConfig in
+ * src/page-script/types.ts). `challenge` is there only for an app whose pages run the bot
+ * challenge: the Turnstile site key, the script URL and the `antiAbuse` collections.
+ */
 export function bootConfig(served: ServedApp, policy: ServedPolicy, apiOrigin: string) {
   return {
     slug: served.slug,
@@ -30,6 +35,7 @@ export function bootConfig(served: ServedApp, policy: ServedPolicy, apiOrigin: s
     icon: policy.app.icon,
     visibility: served.app.visibility,
     authorize: `${apiOrigin}/authorize`,
+    ...(policy.challenge ? { challenge: policy.challenge } : {}),
   };
 }
 

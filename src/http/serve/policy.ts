@@ -5,7 +5,10 @@
  * allowed; embeds → frame-src; embedAncestors → frame-ancestors on a public app that
  * needs no visitor identity, else 'none'), Permissions-Policy (listed capabilities
  * `self`, every other one denied), Referrer-Policy (no-referrer, or
- * strict-origin-when-cross-origin with embeds), robots and nosniff.
+ * strict-origin-when-cross-origin with embeds), robots and nosniff. An app whose pages
+ * run the bot challenge (an `antiAbuse` collection on a relay with Turnstile) also lets
+ * the challenge script's origin into script-src and frame-src, as Turnstile documents;
+ * every other app stays closed to it.
  */
 import { CAPABILITIES } from "../../manifest/origins";
 import type { ServedApp, ServedPolicy } from "./context";
@@ -15,19 +18,32 @@ export function frameAncestors(served: ServedApp, policy: ServedPolicy): string[
   return served.app.visibility === "public" && !policy.visitorIdentity ? policy.csp.frameAncestors : [];
 }
 
+/** The origin the challenge script (and its frame) comes from, when the app's pages run it. */
+export function challengeOrigin(policy: ServedPolicy): string | null {
+  if (!policy.challenge) return null;
+  try {
+    return new URL(policy.challenge.script).origin;
+  } catch {
+    return null;
+  }
+}
+
 export function contentSecurityPolicy(served: ServedApp, policy: ServedPolicy): string {
   const { csp } = policy;
   const list = (values: string[]) => (values.length > 0 ? values.join(" ") : "'none'");
   const ancestors = frameAncestors(served, policy);
+  const challenge = challengeOrigin(policy);
+  const scriptExtra = challenge ? [...csp.scriptSrcExtra, challenge] : csp.scriptSrcExtra;
+  const frames = challenge ? [...csp.frameSrc, challenge] : csp.frameSrc;
   return [
     "default-src 'self'",
-    `script-src 'self' 'unsafe-inline'${csp.scriptSrcExtra.map((s) => ` ${s}`).join("")}`,
+    `script-src 'self' 'unsafe-inline'${scriptExtra.map((s) => ` ${s}`).join("")}`,
     `style-src 'self' 'unsafe-inline'${csp.styleSrcExtra.map((s) => ` ${s}`).join("")}`,
     "img-src 'self' data: blob: https:",
     "font-src 'self' data: https:",
     "media-src 'self' data: blob: https:",
     `connect-src ${list(csp.connectSrc)}`,
-    `frame-src ${list(csp.frameSrc)}`,
+    `frame-src ${list(frames)}`,
     `frame-ancestors ${list(ancestors)}`,
     "worker-src 'self'",
     "manifest-src 'self'",

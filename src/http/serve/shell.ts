@@ -22,8 +22,9 @@ const css = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem
   + ":focus-visible{outline:3px solid #f59e0b;outline-offset:2px}.muted{opacity:.8}";
 
 export function gateShell(served: ServedApp, policy: ServedPolicy, env: object): Response {
-  const cfg = bootConfig(served, policy, config(env).apiOrigin);
-  // The shell tells nothing but the name: no description, icon or other manifest facts.
+  const { challenge: _challenge, ...cfg } = bootConfig(served, policy, config(env).apiOrigin);
+  // The shell tells nothing but the name: no description, icon, challenged collections or
+  // other manifest facts (the document it opens carries its own boot config).
   const shellConfig = { ...cfg, description: null, icon: null };
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
