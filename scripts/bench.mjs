@@ -280,25 +280,77 @@ function openWatcher(relay, app, onEntries) {
     ws.on("error", (e) => { clearTimeout(timer); reject(e); });
     ws.on("close", (code) => {
       if (!ready) { clearTimeout(timer); reject(new Error(`a watcher closed before catching up (${code})`)); }
-      else closedWatchers.push(code);
+      else if (!ws.closedByBench) closedWatchers.push(code);
     });
   });
 }
 
-async function benchWatchers(relay, app) {
-  console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size, one at a time; latency from sending the POST to the frame's arrival at each watcher`);
-  const rows = [["watchers", "deliveries", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / ack p99", "goal"]];
+/** Opens one socket on the baseline's broadcasting Durable Object; resolves once open. */
+function openBareWatcher(baseline, onEntries) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://localhost:${baseline.port}/ws`, { lookup: loopbackLookup, handshakeTimeout: 30_000, perMessageDeflate: false });
+    ws.on("open", () => resolve(ws));
+    ws.on("message", (raw) => {
+      const now = performance.now();
+      const frame = JSON.parse(String(raw));
+      if (frame.type === "entry") onEntries([frame.entry], now);
+    });
+    ws.on("error", reject);
+  });
+}
+
+async function benchWatchers(relay, app, baseline) {
+  const targets = [
+    {
+      name: "relay",
+      open: (onEntries) => openWatcher(relay, app, onEntries),
+      write: (n) => request({ port: relay.port, method: "POST", path: `/v1/apps/${app.appId}/collections/pings`, headers: app.auth, json: { data: { title: "ping", n } } }),
+      created: 201,
+    },
+    {
+      name: "bare",
+      open: (onEntries) => openBareWatcher(baseline, onEntries),
+      write: (n) => request({ port: baseline.port, method: "POST", path: "/rows", json: { title: "ping", n } }),
+      created: 201,
+    },
+  ];
+  console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size, one at a time; latency from sending the POST to the frame's arrival at each watcher.`);
+  console.log("    \"bare\" is the baseline DO sending one frame to every socket after its insert: the floor this machine, wrangler dev and one client reading every socket set.");
+  const rows = [["watchers", "target", "deliveries", "first p50", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / bare p99", "goal"]];
   const results = [];
+  for (const size of [...WATCHERS].sort((a, b) => a - b)) {
+    const measured = {};
+    for (const t of targets) measured[t.name] = await watchRound(t, size);
+    for (const t of targets) {
+      const m = measured[t.name];
+      rows.push([String(size), t.name, `${m.deliveries}${m.missed ? ` (${m.missed} missed)` : ""}`, ms(m.firstP50), ms(m.p50), ms(m.p99), ms(m.ackP50), ms(m.ackP99),
+        (m.p99 / measured.bare.p99).toFixed(2), t.name === "relay" && size === 1000 ? `p99 < 50 ms: ${m.p99 < 50 ? "met" : "not met"}` : ""]);
+    }
+    results.push({ size, ...measured });
+  }
+  table(rows);
+  if (closedWatchers.length) console.log(`  ${closedWatchers.length} watcher socket(s) were closed by the relay during the run (codes ${[...new Set(closedWatchers)].join(", ")})`);
+  return results;
+}
+
+/** `size` sockets on one target, WATCH_WRITES timed writes (after 3 untimed), then the sockets closed. */
+async function watchRound(t, size) {
   const sockets = [];
-  const closeAll = () => { for (const ws of sockets.splice(0)) { try { ws.terminate(); } catch { /* gone */ } } };
+  const closeAll = () => {
+    for (const ws of sockets.splice(0)) {
+      ws.closedByBench = true;
+      try { ws.terminate(); } catch { /* gone */ }
+    }
+  };
   cleanups.push(closeAll);
-  const writePath = `/v1/apps/${app.appId}/collections/pings`;
   // `sent[n]` is when write n left; `seen[n]` counts the watchers that have it.
-  let sent = new Map();
-  let seen = new Map();
+  const sent = new Map();
+  const seen = new Map();
   let latencies = [];
+  // The first watcher's latency per write: the gap to p99 is the time spent sending to,
+  // and reading on this one client, all the others.
+  let firsts = [];
   let waiting = null;
-  let target = 0;
   const onEntries = (entries, now) => {
     for (const e of entries) {
       if (e.collection_name !== "pings" || e.op !== "create") continue;
@@ -308,49 +360,39 @@ async function benchWatchers(relay, app) {
       latencies.push(now - t0);
       const count = (seen.get(n) ?? 0) + 1;
       seen.set(n, count);
-      if (count === target && waiting?.n === n) waiting.resolve();
+      if (count === 1) firsts.push(now - t0);
+      if (count === size && waiting?.n === n) waiting.resolve();
     }
   };
-  let seq = 0;
-  for (const size of [...WATCHERS].sort((a, b) => a - b)) {
-    // Grow the pool to `size` sockets, opening at most 50 at a time.
-    while (sockets.length < size) {
-      const batch = Math.min(50, size - sockets.length);
-      sockets.push(...(await Promise.all(Array.from({ length: batch }, () => openWatcher(relay, app, onEntries)))));
-    }
-    target = size;
-    sent = new Map();
-    seen = new Map();
-    latencies = [];
-    const acks = [];
-    let missed = 0;
-    for (let i = 0; i < WATCH_WRITES + 3; i++) {
-      const n = ++seq;
-      const done = new Promise((resolve) => { waiting = { n, resolve }; });
-      const t0 = performance.now();
-      sent.set(n, t0);
-      const res = await request({ port: relay.port, method: "POST", path: writePath, headers: app.auth, json: { data: { title: "ping", n } } });
-      if (res.status !== 201) throw new Error(`watched write answered ${res.status}: ${res.text.slice(0, 300)}`);
-      const ack = performance.now() - t0;
-      const timedOut = await Promise.race([done.then(() => false), sleep(3_000).then(() => true)]);
-      waiting = null;
-      if (i < 3) { latencies = []; continue; } // warm-up writes, not timed
-      acks.push(ack);
-      if (timedOut) missed += size - (seen.get(n) ?? 0);
-    }
-    const p50 = percentile(latencies, 50);
-    const p99 = percentile(latencies, 99);
-    const ackP99 = percentile(acks, 99);
-    rows.push([String(size), `${latencies.length}${missed ? ` (${missed} missed)` : ""}`, ms(p50), ms(p99), ms(percentile(acks, 50)), ms(ackP99), (p99 / ackP99).toFixed(2),
-      size === 1000 ? `p99 < 50 ms: ${p99 < 50 ? "met" : "not met"}` : ""]);
-    results.push({ size, p50, p99, ackP50: percentile(acks, 50), ackP99, missed });
+  // Grow the pool to `size` sockets, opening at most 50 at a time.
+  while (sockets.length < size) {
+    const batch = Math.min(50, size - sockets.length);
+    sockets.push(...(await Promise.all(Array.from({ length: batch }, () => t.open(onEntries)))));
   }
-  const closedByRelay = closedWatchers.length;
+  const acks = [];
+  let missed = 0;
+  for (let i = 0; i < WATCH_WRITES + 3; i++) {
+    const n = ++watchSeq;
+    const done = new Promise((resolve) => { waiting = { n, resolve }; });
+    const t0 = performance.now();
+    sent.set(n, t0);
+    const res = await t.write(n);
+    if (res.status !== t.created) throw new Error(`${t.name}: watched write answered ${res.status}: ${res.text.slice(0, 300)}`);
+    const ack = performance.now() - t0;
+    const timedOut = await Promise.race([done.then(() => false), sleep(3_000).then(() => true)]);
+    waiting = null;
+    if (i < 3) { latencies = []; firsts = []; continue; } // warm-up writes, not timed
+    acks.push(ack);
+    if (timedOut) missed += size - (seen.get(n) ?? 0);
+  }
   closeAll();
-  table(rows);
-  if (closedByRelay) console.log(`  ${closedByRelay} watcher socket(s) were closed by the relay during the run (codes ${[...new Set(closedWatchers)].join(", ")})`);
-  return results;
+  return {
+    deliveries: latencies.length, missed, firstP50: percentile(firsts, 50), p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+    ackP50: percentile(acks, 50), ackP99: percentile(acks, 99),
+  };
 }
+
+let watchSeq = 0;
 
 // ---------------------------------------------------------------------------------------
 // (c) list of 1,000 rows with where + sort
@@ -360,6 +402,11 @@ async function benchList(relay, app, baseline) {
   const B = `/v1/apps/${app.appId}/collections/docs`;
   await drive(LIST_ROWS, CONCURRENCY, async (i) => {
     expectStatus(await request({ port: relay.port, method: "POST", path: B, headers: app.auth, json: { data: { title: `doc ${i}`, n: i, tag: "a", t: Math.random() } } }), 201, "seed row");
+  });
+  // The baseline holds what (a) inserted; top it up when (a) ran with fewer creates.
+  const held = expectStatus(await request({ port: baseline.port, path: `/rows?limit=${LIST_ROWS}` }), 200, "baseline count").json().rows.length;
+  await drive(LIST_ROWS - held, CONCURRENCY, async (i) => {
+    expectStatus(await request({ port: baseline.port, method: "POST", path: "/rows", json: { title: `doc ${i}`, n: i, tag: "a" } }), 201, "baseline row");
   });
   const q = encodeURIComponent(JSON.stringify({ where: [{ field: "tag", op: "eq", value: "a" }, { field: "n", op: "gte", value: 0 }], sort: [{ field: "t", dir: "desc" }] }));
   const variants = [
@@ -401,7 +448,7 @@ async function main() {
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
   await benchCreates(relay, app, baseline);
-  if (WATCHERS.length) await benchWatchers(relay, app);
+  if (WATCHERS.length) await benchWatchers(relay, app, baseline);
   await benchList(relay, app, baseline);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -1,5 +1,7 @@
 // Worker → Durable Object → SQLite with nothing else: no auth, no validation, no feed.
-// POST /rows inserts the body as one row; GET /rows?limit=N reads the newest N rows.
+// POST /rows inserts the body as one row and sends it, as one serialised frame, to every
+// socket opened on GET /ws (hibernatable, no per-reader filtering); GET /rows?limit=N
+// reads the newest N rows.
 import { DurableObject } from "cloudflare:workers";
 
 export class BaselineStore extends DurableObject {
@@ -9,6 +11,11 @@ export class BaselineStore extends DurableObject {
   }
 
   async fetch(request) {
+    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+      const [client, server] = Object.values(new WebSocketPair());
+      this.ctx.acceptWebSocket(server);
+      return new Response(null, { status: 101, webSocket: client });
+    }
     if (request.method === "GET") {
       const limit = Math.min(Number(new URL(request.url).searchParams.get("limit")) || 100, 1000);
       const rows = this.ctx.storage.sql.exec("SELECT id, data, created_at FROM rows ORDER BY id DESC LIMIT ?", limit).toArray();
@@ -17,6 +24,13 @@ export class BaselineStore extends DurableObject {
     const body = await request.text();
     const cursor = this.ctx.storage.sql.exec("INSERT INTO rows (data, created_at) VALUES (?, ?) RETURNING id", body, Date.now());
     const { id } = cursor.one();
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length) {
+      const frame = JSON.stringify({ type: "entry", entry: { seq: id, op: "create", collection_name: "pings", data: JSON.parse(body) } });
+      for (const ws of sockets) {
+        try { ws.send(frame); } catch { /* closing */ }
+      }
+    }
     return new Response(JSON.stringify({ id }), { status: 201, headers: { "content-type": "application/json" } });
   }
 }
@@ -25,7 +39,7 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === "/health") return new Response("ok");
-    if (url.pathname !== "/rows") return new Response("not found", { status: 404 });
+    if (url.pathname !== "/rows" && url.pathname !== "/ws") return new Response("not found", { status: 404 });
     const stub = env.STORE.get(env.STORE.idFromName("one"));
     return stub.fetch(request);
   },

@@ -9,9 +9,10 @@
  *
  * Sockets are tagged with the manifest version they were accepted under and with each
  * collection their principal could read then (or `c:*` past the tag budget), so a commit
- * only looks at the sockets that can possibly care. Sends are synchronous (workerd buffers
- * them), so a slow watcher never holds up a write; readers with the same identity share
- * one filtering pass and one serialised frame.
+ * only looks at the sockets that can possibly care. The fan-out runs on the turn after the
+ * commit, once for all the writes committed meanwhile, so a write's answer never waits for
+ * it; sends are synchronous (workerd buffers them), so a slow watcher never holds up a
+ * write; readers with the same identity share one filtering pass and one serialised frame.
  */
 import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
@@ -93,7 +94,7 @@ function readerKey(principal: Principal): string {
   return JSON.stringify(rest);
 }
 
-function state(ws: WebSocket): SocketState | null {
+function attachedState(ws: WebSocket): SocketState | null {
   try {
     const s = ws.deserializeAttachment() as SocketState | null;
     return s && typeof s === "object" && typeof s.a === "string" ? s : null;
@@ -142,7 +143,28 @@ function liveFrames(entries: FeedEntry[]): string[] {
 }
 
 export class Watchers {
+  /**
+   * The attachment of each socket as last written, with its reader key, so a fan-out to a
+   * thousand sockets does not deserialise a thousand attachments. The attachment stays the
+   * truth: after hibernation this map starts empty and is refilled from it.
+   */
+  private readonly known = new WeakMap<WebSocket, { s: SocketState; reader: string }>();
+  /** Committed entries not yet pushed: fan-out runs once per turn, after the writes' answers are sent. */
+  private pending: { entries: FeedEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
+
   constructor(private readonly ctx: DurableObjectState, private readonly host: WatchHost) {}
+
+  private state(ws: WebSocket): SocketState | null {
+    const hit = this.known.get(ws);
+    if (hit) return hit.s;
+    const s = attachedState(ws);
+    if (s) this.known.set(ws, { s, reader: readerKey(s.p) });
+    return s;
+  }
+
+  private readerOf(ws: WebSocket, s: SocketState): string {
+    return this.known.get(ws)?.reader ?? readerKey(s.p);
+  }
 
   private get sql(): SqlStorage {
     return this.ctx.storage.sql;
@@ -191,6 +213,7 @@ export class Watchers {
     };
     try {
       server.serializeAttachment(initial);
+      this.known.set(server, { s: initial, reader: readerKey(initial.p) });
     } catch {
       server.close(1011, "socket state too large");
       return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
@@ -201,7 +224,7 @@ export class Watchers {
 
   /** A frame from a client. The only one the protocol has is `sub {since}`. */
   async message(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
-    const s = state(ws);
+    const s = this.state(ws);
     if (!s) {
       ws.close(1011, "lost socket state");
       return;
@@ -271,6 +294,7 @@ export class Watchers {
   private remember(ws: WebSocket, s: SocketState): void {
     try {
       ws.serializeAttachment(s);
+      this.known.set(ws, { s, reader: this.known.get(ws)?.reader ?? readerKey(s.p) });
     } catch {
       ws.close(1011, "socket state too large");
     }
@@ -292,25 +316,43 @@ export class Watchers {
   }
 
   /**
-   * After a commit: each live socket gets the entries it may read, in as few frames as
-   * possible. No entries means rows changed without feed entries (a retention sweep):
-   * every live socket is told to re-list.
+   * After a commit. Entries are pushed on the next turn, together with those of every other
+   * write committed meanwhile, so the writes' answers never wait for the fan-out and a burst
+   * of writes costs one pass over the sockets. No entries means rows changed without feed
+   * entries (a retention sweep): whatever is pending goes out, then every live socket is
+   * told to re-list.
    */
-  afterCommit(entries: FeedEntry[], current: { version: number; manifest: CompiledManifest } | null): void {
+  afterCommit(entries: FeedEntry[], current: () => { version: number; manifest: CompiledManifest } | null): void {
     if (this.ctx.getWebSockets().length === 0) return;
     if (entries.length === 0) {
-      for (const ws of this.ctx.getWebSockets()) if (state(ws)?.l) send(ws, '{"type":"resync"}');
+      this.flush(current);
+      for (const ws of this.ctx.getWebSockets()) if (this.state(ws)?.l) send(ws, '{"type":"resync"}');
       return;
     }
-    if (!current) return;
-    const sockets = this.candidates(entries, current.version);
+    if (this.pending) {
+      this.pending.entries.push(...entries);
+      return;
+    }
+    this.pending = { entries: [...entries], timer: setTimeout(() => this.flush(current), 0) };
+  }
+
+  /** Pushes the pending entries now: each live socket gets those it may read, in as few frames as possible. */
+  private flush(current: () => { version: number; manifest: CompiledManifest } | null): void {
+    const pending = this.pending;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pending = null;
+    const manifest = current();
+    if (!manifest) return;
+    const { entries } = pending;
+    const sockets = this.candidates(entries, manifest.version);
     if (sockets.size === 0) return;
-    const reader = this.reader(current.manifest);
+    const reader = this.reader(manifest.manifest);
     const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
     for (const ws of sockets) {
-      const s = state(ws);
+      const s = this.state(ws);
       if (!s || !s.l || this.expired(ws, s)) continue;
-      const key = readerKey(s.p);
+      const key = this.readerOf(ws, s);
       let group = groups.get(key);
       if (!group) {
         group = { visible: reader.visibleEntries(s.p, entries), frames: null };
@@ -337,7 +379,7 @@ export class Watchers {
   closeAll(reason: CloseReason, only?: { humanId: string }): number {
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
-      const p = state(ws)?.p;
+      const p = this.state(ws)?.p;
       return !!p && (p.kind === "owner" || p.kind === "member") && p.humanId === only.humanId;
     });
     for (const ws of sockets) {

@@ -354,7 +354,10 @@ describe("app lifecycle", () => {
     const token = await ownerToken(who.human, app.slug);
     const person = (await subscribed(app.slug, ["service.v1", `service.session.${token}`])).socket;
     const agent = (await subscribed(app.slug, agentProtocols(who.agent.api_key))).socket;
-    await runInDurableObject(stub(app.app_id), (_instance: AppStore, state) => {
+    await runInDurableObject(stub(app.app_id), (instance: AppStore, state) => {
+      // The attachment is rewritten behind the store's back, so drop its in-memory copy of
+      // the sockets' state too, as hibernation would.
+      (instance as unknown as { watchers: { known: WeakMap<WebSocket, unknown> } }).watchers.known = new WeakMap();
       for (const ws of state.getWebSockets()) {
         const s = ws.deserializeAttachment() as { p: { kind: string }; x?: number };
         if (s.p.kind === "owner") {
