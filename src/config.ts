@@ -34,8 +34,9 @@ export interface Config {
    * The bot challenge the page script runs before an anonymous write to an `antiAbuse`
    * collection (WIRE §4.4): Turnstile's public site key (`TURNSTILE_SITE_KEY`) and where
    * the page loads Turnstile's script from (`TURNSTILE_SCRIPT_URL`, Cloudflare's by
-   * default). Null when no site key is set; development mode falls back to Cloudflare's
-   * invisible always-passing test key, whose dummy token development mode accepts.
+   * default). Null in production unless both the site key and `TURNSTILE_SECRET_KEY` are
+   * set, and then a deploy may not declare `antiAbuse`; development mode falls back to
+   * Cloudflare's invisible always-passing test key, whose dummy token it accepts.
    */
   turnstile: { siteKey: string; scriptUrl: string } | null;
   limits: Record<string, number>;
@@ -118,8 +119,10 @@ function turnstileScript(env: RawEnv, development: boolean): string {
   return TURNSTILE_SCRIPT_DEFAULT;
 }
 
+/** Production needs both halves (the page's site key, the relay's secret for siteverify); development has test keys. */
 function turnstile(env: RawEnv, development: boolean): Config["turnstile"] {
   const siteKey = str(env, "TURNSTILE_SITE_KEY") ?? (development ? TURNSTILE_TEST_SITE_KEY : undefined);
+  if (!development && str(env, "TURNSTILE_SECRET_KEY") === undefined) return null;
   return siteKey === undefined ? null : { siteKey, scriptUrl: turnstileScript(env, development) };
 }
 

@@ -65,7 +65,11 @@ function checkDocument(html: string, cfg: Config): Uint8Array {
 /** `slug`, when known, lets the compiler refuse the app's own origin in externalHosts and embeds. */
 function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
   const appOrigin = slug === undefined ? undefined : appUrl(cfg, slug).replace(/\/$/, "");
-  return parseManifest(manifest, manifestLimitsFrom(cfg), { visibility, timezone, appOrigin });
+  // `antiAbuse` only where the relay can run the challenge (WIRE §5.2). Checked when a
+  // manifest is deployed, not when a deployed one is loaded again, so an operator who
+  // later removes Turnstile leaves those apps running (anonymous writes are then refused).
+  const limits = { ...manifestLimitsFrom(cfg), ANTI_ABUSE_ENABLED: cfg.turnstile !== null };
+  return parseManifest(manifest, limits, { visibility, timezone, appOrigin });
 }
 
 function assetLimits(cfg: Config) {

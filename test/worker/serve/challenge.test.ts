@@ -5,6 +5,7 @@
 // The gate shell of a gated app keeps the CSP but not the collection names.
 import { describe, expect, it } from "vitest";
 import { TURNSTILE_SCRIPT_DEFAULT, TURNSTILE_TEST_SITE_KEY, config } from "../../../src/config";
+import { call, callWith, expectError, json } from "../helpers";
 import { appCall, appCallWith, csp, deploy, owner, type Obj } from "./helpers";
 
 const CLOUDFLARE = "https://challenges.cloudflare.com";
@@ -90,7 +91,7 @@ describe("the bot challenge in served documents", () => {
 
   it("uses the relay's site key and script URL when set", async () => {
     const { slug } = await app(GUARDED);
-    const res = await appCallWith({ RELAY_ENV: "production", TURNSTILE_SITE_KEY: "0x4AAAAAAAexample" }, slug, "/");
+    const res = await appCallWith({ RELAY_ENV: "production", TURNSTILE_SITE_KEY: "0x4AAAAAAAexample", TURNSTILE_SECRET_KEY: "0x4AAAAAAAsecret" }, slug, "/");
     expect(bootConfig(await res.text()).challenge).toEqual({ siteKey: "0x4AAAAAAAexample", script: TURNSTILE_SCRIPT_DEFAULT, collections: ["guestbook", "wall"] });
     expect(csp(res)["frame-src"]).toEqual([CLOUDFLARE]);
 
@@ -101,16 +102,34 @@ describe("the bot challenge in served documents", () => {
   });
 });
 
+describe("deploying antiAbuse", () => {
+  it("is refused (400 manifest_invalid at the collection's antiAbuse) on a relay without Turnstile, and nothing is created", async () => {
+    const who = await owner();
+    const production = { RELAY_ENV: "production", TURNSTILE_SITE_KEY: "0x4AAAAAAAexample" };
+    const res = await callWith(production, "/v1/apps", { key: who.agent.api_key, json: { html: "<p>g</p>", manifest: manifest(GUARDED) } });
+    const e = await expectError(res, 400, "manifest_invalid");
+    expect(JSON.stringify(e.details)).toContain("guestbook");
+    expect(JSON.stringify(e.details)).toContain("antiAbuse");
+    const listed = await json<{ items: unknown[] }>(await call("/v1/apps", { key: who.agent.api_key }), 200);
+    expect(listed.items).toEqual([]);
+    // With both keys the same deploy goes through.
+    const ok = await callWith({ ...production, TURNSTILE_SECRET_KEY: "0x4AAAAAAAsecret" }, "/v1/apps", { key: who.agent.api_key, json: { html: "<p>g</p>", manifest: manifest(GUARDED) } });
+    expect(ok.status).toBe(201);
+  });
+});
+
 describe("TURNSTILE_* settings", () => {
   it("development falls back to the test site key; production needs one", () => {
     expect(config({}).turnstile).toBeNull();
     expect(config({ TURNSTILE_SITE_KEY: " " }).turnstile).toBeNull();
     expect(config({ RELAY_ENV: "development" }).turnstile).toEqual({ siteKey: TURNSTILE_TEST_SITE_KEY, scriptUrl: TURNSTILE_SCRIPT_DEFAULT });
-    expect(config({ TURNSTILE_SITE_KEY: "0x4AAA" }).turnstile).toEqual({ siteKey: "0x4AAA", scriptUrl: TURNSTILE_SCRIPT_DEFAULT });
+    expect(config({ TURNSTILE_SITE_KEY: "0x4AAA", TURNSTILE_SECRET_KEY: "s" }).turnstile).toEqual({ siteKey: "0x4AAA", scriptUrl: TURNSTILE_SCRIPT_DEFAULT });
+    // A site key without the secret to verify its tokens is no challenge at all.
+    expect(config({ TURNSTILE_SITE_KEY: "0x4AAA" }).turnstile).toBeNull();
   });
 
   it("takes an https script URL (plain http too in development), else Cloudflare's", () => {
-    const script = (vars: Record<string, string>) => config({ TURNSTILE_SITE_KEY: "k", ...vars }).turnstile?.scriptUrl;
+    const script = (vars: Record<string, string>) => config({ TURNSTILE_SITE_KEY: "k", TURNSTILE_SECRET_KEY: "s", ...vars }).turnstile?.scriptUrl;
     expect(script({ TURNSTILE_SCRIPT_URL: "https://cdn.example.com/t.js" })).toBe("https://cdn.example.com/t.js");
     expect(script({ TURNSTILE_SCRIPT_URL: "http://127.0.0.1:9/t.js" })).toBe(TURNSTILE_SCRIPT_DEFAULT);
     expect(script({ RELAY_ENV: "development", TURNSTILE_SCRIPT_URL: "http://127.0.0.1:9/t.js" })).toBe("http://127.0.0.1:9/t.js");
