@@ -1,7 +1,7 @@
 // The owner console, driven like a browser without JavaScript would: form posts with an
 // Origin header, redirects read by hand, the session cookie carried between requests,
 // and sign-in through the link in the development outbox. Runs inside workerd.
-import { SELF } from "cloudflare:test";
+import { dispatch } from "./helpers";
 import { describe, expect, it } from "vitest";
 
 const BASE = "http://localhost:8787";
@@ -26,7 +26,7 @@ class Visitor {
   async send(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
     const headers: Record<string, string> = { "cf-connecting-ip": this.ip, ...(init.headers ?? {}) };
     if (this.cookie) headers.cookie = this.cookie;
-    const res = await SELF.fetch(path.startsWith("http") ? path : `${BASE}${path}`, { ...init, headers, redirect: "manual" });
+    const res = await dispatch(new Request(path.startsWith("http") ? path : `${BASE}${path}`, { ...init, headers, redirect: "manual" }));
     const set = res.headers.get("set-cookie");
     if (set?.startsWith("relay_session=")) {
       const pair = set.split(";")[0];
@@ -38,7 +38,7 @@ class Visitor {
   async api(path: string, method: string, body?: unknown, key?: string): Promise<Response> {
     const headers: Record<string, string> = { "cf-connecting-ip": this.ip, "content-type": "application/json" };
     if (key) headers.authorization = `Bearer ${key}`;
-    return SELF.fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return dispatch(new Request(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
   }
 }
 
@@ -47,7 +47,7 @@ function uniqueEmail(tag: string): string {
 }
 
 async function latestLink(email: string): Promise<string> {
-  const res = await SELF.fetch(`${BASE}/__dev/mail?to=${encodeURIComponent(email)}`);
+  const res = await dispatch(new Request(`${BASE}/__dev/mail?to=${encodeURIComponent(email)}`));
   const { messages } = await res.json<{ messages: Array<{ text: string }> }>();
   const link = /http:\/\/localhost:8787\/v1\/auth\/verify\?token=\S+/.exec(messages[0]?.text ?? "");
   if (!link) throw new Error(`no sign-in link mailed to ${email}`);
@@ -196,7 +196,7 @@ describe("console: sign-in and the home page", () => {
     expect(res.headers.get("set-cookie")).toMatch(/^relay_session=;/);
     expect(visitor.cookie).toBeNull();
 
-    const reuse = await SELF.fetch(`${BASE}/`, { headers: { cookie }, redirect: "manual" });
+    const reuse = await dispatch(new Request(`${BASE}/`, { headers: { cookie }, redirect: "manual" }));
     expect(reuse.status).toBe(302);
     expect(await (await visitor.get("/signin?flash=signed_out")).text()).toContain("You are signed out.");
   });

@@ -5,14 +5,9 @@
 // under a permissive first version (each principal writing its own rows for real), then a
 // second version deploys the scenario lists, and every cell is one request.
 //
-// Requests go through the Worker's fetch entry (workers/relay.ts) with the test bindings,
-// the way `callWith` does, rather than SELF.fetch: under the Workers test pool every
-// SELF.fetch in a file gets slower than the one before (a few ms to tens of ms within a
-// few hundred calls), and this file makes thousands.
-import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import worker from "../../../workers/relay";
+// Requests go through `dispatch` (the Worker's fetch entry, not SELF.fetch; see helpers.ts).
 import { catalogue, type ErrorCode } from "../../../src/errors";
-import { buildRequest, type CallOptions, type Registered, type SignedIn } from "../helpers";
+import { buildRequest, dispatch, type CallOptions, type Registered, type SignedIn } from "../helpers";
 import { appRequest, type AppCallOptions } from "../serve/helpers";
 import { PRINCIPALS, ROLES, TASK_DEFS, VARIANTS, type PrincipalName, type Variant } from "../../unit/permissions/fixtures";
 import { scenario, type Verb } from "../../unit/permissions/oracle";
@@ -25,15 +20,8 @@ export interface Stamp {
 
 // ---- requests ----
 
-export async function send(request: Request): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(request, env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
-
-export const api = (path: string, opts: CallOptions = {}): Promise<Response> => send(buildRequest(path, opts));
-export const page = (slug: string, path: string, opts: AppCallOptions = {}): Promise<Response> => send(appRequest(slug, path, opts));
+export const api = (path: string, opts: CallOptions = {}): Promise<Response> => dispatch(buildRequest(path, opts));
+export const page = (slug: string, path: string, opts: AppCallOptions = {}): Promise<Response> => dispatch(appRequest(slug, path, opts));
 
 /** The body of an answer that must have `status`; anything else throws with the answer. */
 export async function expectJson<T = Obj>(res: Response | Promise<Response>, status: number, what: string): Promise<T> {

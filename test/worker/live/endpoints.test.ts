@@ -2,9 +2,8 @@
 // `/_svc/members`) and visitor identities (`POST /_svc/visitor`): the same shapes and the
 // same permission decisions as the agent door, for an app session, a share pass, a
 // visitor token or nobody; refusals and failures in the catalogue envelope.
-import { SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, expectError, json } from "../helpers";
+import { call, dispatch, expectError, json } from "../helpers";
 import { appCall, ownerToken, shareToken } from "../serve/helpers";
 import { Socket, agentCreate, agentProtocols, liveApp, liveManifest, visitor, type Obj } from "./helpers";
 
@@ -128,7 +127,7 @@ describe("anonymous callers", () => {
   it("are held to 60 writes a minute per address", async () => {
     const { app } = await liveApp();
     const ip = `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
-    const write = () => SELF.fetch(new Request(`http://${app.slug}.localhost:8787/_svc/c/notes`, {
+    const write = () => dispatch(new Request(`http://${app.slug}.localhost:8787/_svc/c/notes`, {
       method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ data: {} }),
     }));
     let ok = 0;

@@ -1,10 +1,8 @@
 // Shared helpers for the app-origin tests: deploying an app as a claimed agent, calling
 // an app origin (`http://<slug>.localhost:8787/...`, the host taken from the URL), and
 // signing the owner in to an app through the real /authorize hand-off.
-import { SELF, env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
-import worker from "../../../workers/relay";
-import { call, claimedAgent, freshIp, json, signIn, type Registered, type SignedIn } from "../helpers";
+import { call, claimedAgent, dispatch, freshIp, json, signIn, type Registered, type SignedIn } from "../helpers";
 
 export type Obj = Record<string, unknown>;
 
@@ -88,15 +86,12 @@ export function appRequest(slug: string, path: string, opts: AppCallOptions = {}
 }
 
 export function appCall(slug: string, path: string, opts: AppCallOptions = {}): Promise<Response> {
-  return SELF.fetch(appRequest(slug, path, opts));
+  return dispatch(appRequest(slug, path, opts));
 }
 
 /** Calls an app origin through the Worker with extra bindings (e.g. production without a secret). */
-export async function appCallWith(overrides: Record<string, unknown>, slug: string, path: string, opts: AppCallOptions = {}): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(appRequest(slug, path, opts), { ...env, ...overrides } as Env, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
+export function appCallWith(overrides: Record<string, unknown>, slug: string, path: string, opts: AppCallOptions = {}): Promise<Response> {
+  return dispatch(appRequest(slug, path, opts), overrides);
 }
 
 export function shareToken(app: Deployed): string {
