@@ -26,7 +26,12 @@ export class BaselineStore extends DurableObject {
     const { id } = cursor.one();
     const sockets = this.ctx.getWebSockets();
     if (sockets.length) {
-      const frame = JSON.stringify({ type: "entry", entry: { seq: id, op: "create", collection_name: "pings", data: JSON.parse(body) } });
+      // The relay's entry frame, field for field (WIRE §2.4), so both send the same bytes.
+      const entry = {
+        seq: id, op: "create", collection_name: "pings", row_key: String(id).padStart(26, "0"), row_version: 1,
+        data: JSON.parse(body), author: { kind: "agent", id: "0".repeat(26) }, ts: new Date().toISOString(),
+      };
+      const frame = JSON.stringify({ type: "entry", entry });
       for (const ws of sockets) {
         try { ws.send(frame); } catch { /* closing */ }
       }
