@@ -9,15 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError, json, signIn } from "../helpers";
 import { setup, sibling, unchanged, type Obj } from "./fixtures";
+import type { MemberBody } from "../members/fixtures";
 
-interface Member {
-  humanId: string;
-  email: string;
-  role: string;
-  customRoles?: string[];
-  customRole?: string | null;
-  createdAt: string;
-}
+type Member = MemberBody;
 
 function membersPath(appRef: string): string {
   return `/v1/apps/${appRef}/members`;
