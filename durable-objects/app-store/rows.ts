@@ -97,6 +97,23 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return children.some((child) => nestsDeeperThan(child, limit - 1));
 }
 
+/**
+ * Where `value` holds a number JSON cannot (NaN, ±Infinity: `1e400` parses to Infinity),
+ * as property names and array indexes from the top, or null when it holds none. Stored
+ * through JSON.stringify such a number would silently become null. The caller bounds the
+ * depth first (MAX_DATA_DEPTH), so the walk cannot run away.
+ */
+export function nonFiniteAt(value: unknown): string[] | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : [];
+  if (typeof value !== "object" || value === null) return null;
+  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [name, child] of entries) {
+    const below = nonFiniteAt(child);
+    if (below) return [name, ...below];
+  }
+  return null;
+}
+
 const author = (kind: string, id: string) => ({ kind, id }) as Author;
 
 export function viewRow(row: StoredRow): RowView {
@@ -464,6 +481,13 @@ export class Rows {
     if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
     if (nestsDeeperThan(data, MAX_DATA_DEPTH)) {
       throw new RelayError("invalid_request", `Row data may nest at most ${MAX_DATA_DEPTH} arrays or objects deep.`, { field: "data", limit: MAX_DATA_DEPTH });
+    }
+    const at = nonFiniteAt(data);
+    if (at) {
+      // Named like the route's field errors (`data.a.0`) and, as a JSON pointer, like schema errors.
+      throw new RelayError("invalid_request", "Row data may hold only finite numbers: JSON has no NaN or Infinity (a number like 1e400 is out of range).", {
+        field: ["data", ...at].join("."), path: at.map((p) => `/${p.replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""),
+      });
     }
     const result = validateRow(this.manifest, col.name, data);
     if (!result.ok) {
