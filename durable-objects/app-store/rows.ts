@@ -6,7 +6,7 @@
  * are thrown as RelayError; the AppStore turns them into plain results at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { authorize, authorOf, machineAuthor, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
+import { authorize, authorOf, machineAuthor, refusals, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
@@ -193,6 +193,15 @@ export class Rows {
     return row && row.deleted_at === null ? row : null;
   }
 
+  /**
+   * Whether the read list hides this row (live or deleted) from the principal: the same
+   * decision as a get of it. Other refusals (a credential's scope) are not hiding.
+   */
+  private hides(principal: Principal, row: StoredRow): boolean {
+    const decision = authorize(this.manifest, principal, "get", { collection: row.collection, row: rowContext(row) });
+    return !decision.ok && decision.code === "row_not_found";
+  }
+
   // ---- reads ----
 
   get(principal: Principal, collection: string, key: string): RowView {
@@ -283,10 +292,21 @@ export class Rows {
 
   // ---- writes ----
 
-  /** POST: create at a minted or given key; a given key that exists is returned as `deduped`; `on` upserts by a unique field. */
+  /**
+   * POST: create at a minted or given key; a given key that exists is returned as `deduped`; `on` upserts by a unique field.
+   *
+   * Write paths never confirm a key the read path would hide (spec B rule 9). Whether the
+   * caller may create at all needs no row, so it is decided first: a caller who may not
+   * create gets the same refusal whatever is stored at the key (live, deleted, purged or
+   * nothing). A caller who may create, colliding with a row it cannot read (live or
+   * deleted), is told row_not_found, like a get. Only a readable collision is deduped
+   * (live) or a conflict (deleted). An `on` upsert takes its update half only for a row
+   * the caller can read; a holder it cannot read is answered as a hidden collision.
+   */
   create(ctx: WriteContext, collection: string, input: { data: unknown; key?: string; on?: string }, feed: FeedEntry[]): { row: RowView; deduped?: true; created: boolean } {
     const col = this.collection(collection);
     if (input.key !== undefined) checkKey(input.key);
+    let hiddenHolder = false;
     if (input.on !== undefined) {
       if (input.key !== undefined) throw new RelayError("invalid_request", "Send either key or on, not both.", { field: "on" });
       if (!col.unique.includes(input.on)) {
@@ -294,32 +314,25 @@ export class Rows {
       }
       const slot = uniqueSlot((input.data as Record<string, unknown> | null)?.[input.on]);
       const holder = slot ? this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", collection, input.on, slot).toArray()[0] : undefined;
-      if (holder) return { row: this.update(ctx, collection, holder.key, { data: input.data }, feed, { upsert: true }), created: false };
-    }
-    if (input.key !== undefined) {
-      // keyClaim server/caller refuse a key that is not the caller's whether or not a row
-      // holds it, so the refusal comes before the dedupe (it reveals nothing about rows).
-      if (col.keyClaim !== "free") {
-        const claim = authorize(this.manifest, ctx.principal, "create", { collection, key: input.key, data: input.data });
-        if (!claim.ok) fail(claim);
-      }
-      const existing = this.find(collection, input.key);
-      if (existing && !existing.purged) {
-        if (existing.deleted_at === null) {
-          return { row: this.get(ctx.principal, collection, input.key), deduped: true, created: false };
-        }
-        throw new RelayError("conflict", `A deleted row holds the key "${input.key}"; restore or purge it first.`, { key: input.key });
+      const held = holder ? this.live(collection, holder.key) : null;
+      if (held) {
+        if (!this.hides(ctx.principal, held)) return { row: this.update(ctx, collection, held.key, { data: input.data }, feed, { upsert: true }), created: false };
+        hiddenHolder = true;
       }
     }
     const decision = authorize(this.manifest, ctx.principal, "create", { collection, key: input.key ?? null, data: input.data });
     if (!decision.ok) fail(decision);
     this.checkChallenge(decision.checks.challenge, ctx);
+    if (hiddenHolder) fail(refusals.rowNotFound());
+    // keyClaim caller fills the key in when it is omitted: the same rules as a given key apply.
     const key = decision.key ?? mintKey();
-    if (decision.key !== null && input.key === undefined) {
-      // keyClaim caller filled the key in: the same rules as a given key apply.
+    if (decision.key !== null) {
       const existing = this.find(collection, key);
       if (existing && !existing.purged) {
-        if (existing.deleted_at === null) return { row: this.get(ctx.principal, collection, key), deduped: true, created: false };
+        // The collision answers as a get of the row would (row_not_found when it is hidden), deleted or not.
+        const seen = authorize(this.manifest, ctx.principal, "get", { collection, row: rowContext(existing) });
+        if (!seen.ok) fail(seen);
+        if (existing.deleted_at === null) return { row: viewRow(existing), deduped: true, created: false };
         throw new RelayError("conflict", `A deleted row holds the key "${key}"; restore or purge it first.`, { key });
       }
     }
