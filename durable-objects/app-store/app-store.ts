@@ -17,7 +17,7 @@ import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from ".
 import { backfillConflicts, reconcileUnique } from "./unique";
 import type { EffectKind } from "../../src/rules/match";
 import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
-import { Watchers, type CloseReason } from "./watchers";
+import { Watchers, type CloseReason, type SocketSelector } from "./watchers";
 
 export const ROWS_TABLE = "_svc_rows";
 export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
@@ -93,8 +93,12 @@ export interface AppStoreApi {
   usage(): Promise<AppStoreUsage>;
   destroy(): Promise<void>;
   schemaVersion(): Promise<number>;
-  /** Ends the app feed sockets — all, or one person's (the app went dormant or suspended, access changed); returns how many. */
-  closeWatchers(reason: CloseReason, only?: { humanId: string }): Promise<number>;
+  /**
+   * Ends the app feed sockets — all (the app went dormant or suspended, its visibility
+   * changed), or those `only` selects: one person's, one grant link's holders', one preview
+   * token's viewers' (their access changed); returns how many.
+   */
+  closeWatchers(reason: CloseReason, only?: SocketSelector): Promise<number>;
 }
 
 export class AppStore extends DurableObject<Env> implements AppStoreApi {
@@ -436,7 +440,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.watchers.error(ws);
   }
 
-  async closeWatchers(reason: CloseReason, only?: { humanId: string }): Promise<number> {
+  async closeWatchers(reason: CloseReason, only?: SocketSelector): Promise<number> {
     return this.watchers.closeAll(reason, only);
   }
 

@@ -13,6 +13,13 @@
  * commit, once for all the writes committed meanwhile, so a write's answer never waits for
  * it; sends are synchronous (workerd buffers them), so a slow watcher never holds up a
  * write; readers with the same identity share one filtering pass and one serialised frame.
+ *
+ * A socket's principal is fixed when it connects, so access withdrawn later reaches it in
+ * two ways: a credential that expires (app session, grant link, preview token) is carried
+ * in the attachment and the socket is closed once that time has passed, before anything
+ * else is sent to it; and the Worker closes the sockets a withdrawal touches (`closeAll`
+ * with a `SocketSelector`: one person's, one grant link's holders, one preview token's
+ * viewers) so they reconnect and are judged afresh.
  */
 import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
@@ -47,7 +54,20 @@ export interface SocketHandoff {
   hello: HelloFacts;
   /** When the credential the socket was opened with stops holding (ms since the epoch), if it expires. */
   expiresAt?: number;
+  /**
+   * The preview token that let this viewer into a private app (its id, not the secret), so
+   * revoking the token can find the socket: the principal of such a viewer is an ordinary
+   * anonymous or visitor one and does not say how it got in.
+   */
+  previewTokenId?: string;
 }
+
+/**
+ * Which sockets a targeted close reaches: one person's (signed in as owner or member), the
+ * holders of one grant link (whatever holder credential each was minted), or the viewers
+ * one preview token let in.
+ */
+export type SocketSelector = { humanId: string } | { grantLinkId: string } | { previewTokenId: string };
 
 /** Why every socket of the app is being closed (the Worker decides; see closeAll). */
 export type CloseReason = "dormant" | "suspended" | "reconnect";
@@ -57,7 +77,8 @@ export type CloseReason = "dormant" | "suspended" | "reconnect";
  * `c`: the cursor the socket's last `sub` brought it to; `l`: caught up, so live entries
  * are pushed to it (false until its first complete `sub`, and while it pages through a
  * truncated backlog, so pushed entries can never overtake the pages it still asks for);
- * `x`: when its credential expires — past it, the socket is closed instead of served.
+ * `x`: when its credential expires — past it, the socket is closed instead of served;
+ * `k`: the id of the preview token it was admitted with, if any.
  */
 interface SocketState {
   a: string;
@@ -66,9 +87,17 @@ interface SocketState {
   c: number;
   l: boolean;
   x?: number;
+  k?: string;
 }
 
-/** The close code for a socket whose app session expired: reconnect with a fresh credential. */
+/** Whether a socket's state falls under a targeted close. */
+function selects(only: SocketSelector, s: SocketState): boolean {
+  if ("humanId" in only) return (s.p.kind === "owner" || s.p.kind === "member") && s.p.humanId === only.humanId;
+  if ("grantLinkId" in only) return s.p.kind === "grant" && s.p.linkId === only.grantLinkId;
+  return s.k !== undefined && s.k === only.previewTokenId;
+}
+
+/** The close code for a socket whose credential expired (app session, grant link, preview token): reconnect with a fresh one. */
 export const EXPIRED_CLOSE_CODE = 4001;
 
 export interface WatchHost {
@@ -210,6 +239,7 @@ export class Watchers {
     const initial: SocketState = {
       a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false,
       ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
+      ...(typeof handoff.previewTokenId === "string" ? { k: handoff.previewTokenId } : {}),
     };
     try {
       server.serializeAttachment(initial);
@@ -218,7 +248,8 @@ export class Watchers {
       server.close(1011, "socket state too large");
       return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
     }
-    send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
+    // The credential may have run out between the Worker's check and this moment.
+    if (!this.expired(server, initial)) send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
     return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
   }
 
@@ -282,9 +313,9 @@ export class Watchers {
   /** Closes a socket whose credential expired; true when it did. */
   private expired(ws: WebSocket, s: SocketState): boolean {
     if (s.x === undefined || Date.now() < s.x) return false;
-    send(ws, errorFrame("unauthorized", "The app session this socket was opened with has expired; sign in again and reconnect."));
+    send(ws, errorFrame("unauthorized", "The credential this socket was opened with (app session, grant link or preview link) has expired; reconnect with a current one."));
     try {
-      ws.close(EXPIRED_CLOSE_CODE, "session expired");
+      ws.close(EXPIRED_CLOSE_CODE, "credential expired");
     } catch {
       // Already closing.
     }
@@ -326,7 +357,10 @@ export class Watchers {
     if (this.ctx.getWebSockets().length === 0) return;
     if (entries.length === 0) {
       this.flush(current);
-      for (const ws of this.ctx.getWebSockets()) if (this.state(ws)?.l) send(ws, '{"type":"resync"}');
+      for (const ws of this.ctx.getWebSockets()) {
+        const s = this.state(ws);
+        if (s?.l && !this.expired(ws, s)) send(ws, '{"type":"resync"}');
+      }
       return;
     }
     if (this.pending) {
@@ -372,15 +406,16 @@ export class Watchers {
   }
 
   /**
-   * Ends every socket — or only those of one person (`only.humanId`: say, a member who was
-   * removed): `_dormant` / `_suspended` (terminal), or a plain close (1012) asking clients
-   * to reconnect and so re-authenticate.
+   * Ends every socket — or only those `only` selects (a removed or re-roled member's, a
+   * revoked grant link's holders', a revoked preview token's viewers'): `_dormant` /
+   * `_suspended` (terminal), or a plain close (1012) asking clients to reconnect and so
+   * be judged again.
    */
-  closeAll(reason: CloseReason, only?: { humanId: string }): number {
+  closeAll(reason: CloseReason, only?: SocketSelector): number {
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
-      const p = this.state(ws)?.p;
-      return !!p && (p.kind === "owner" || p.kind === "member") && p.humanId === only.humanId;
+      const s = this.state(ws);
+      return !!s && selects(only, s);
     });
     for (const ws of sockets) {
       if (reason !== "reconnect") send(ws, JSON.stringify({ type: `_${reason}` }));

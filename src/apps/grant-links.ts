@@ -6,7 +6,9 @@
  * the first browser, a multi link admits new holders until `max_uses`. Every request a
  * holder makes is judged as the `grant` principal that `grantPrincipalFor` builds, and
  * the link's state is read again each time, so a revoked or expired link stops its
- * holders on their next request.
+ * holders on their next request. A feed socket cannot be re-checked per frame, so it
+ * carries the link's expiry (the store closes it then), and revoking the link closes the
+ * open sockets of every holder it minted.
  *
  * The holder is its own identity: the principal's `grantId` (and so the row stamp
  * `{ kind: "grant", id }`) is the HOLDER's id, so `<role>:own`, `creator` and `editor`
@@ -16,6 +18,7 @@ import { config } from "../config";
 import { RelayError } from "../errors";
 import type { AppRow } from "../db/apps";
 import { appUrl } from "./urls";
+import { endSockets } from "./sockets";
 import {
   claimGrantLink, countRepeatClaim, findGrantHolder, findGrantLinkByToken, getGrantLink, insertGrantLink, revokeGrantLink,
   type GrantHolderRow, type GrantLinkRow,
@@ -130,10 +133,14 @@ export async function grantLinkOf(env: Env, app: AppRow, id: string): Promise<Gr
   return row;
 }
 
-/** Idempotent; the link and every holder it minted are refused from the next request on. */
-export async function revokeGrant(env: Env, app: AppRow, id: string): Promise<GrantLinkRow> {
+/**
+ * Idempotent; the link and every holder it minted are refused from the next request on,
+ * and the holders' open feed sockets are closed now (see `endSockets`).
+ */
+export async function revokeGrant(env: Cloudflare.Env, app: AppRow, id: string): Promise<GrantLinkRow> {
   await grantLinkOf(env, app, id);
   await revokeGrantLink(env, app.id, id);
+  await endSockets(env, app.id, { grantLinkId: id }, "grant link revoked");
   return grantLinkOf(env, app, id);
 }
 
@@ -215,21 +222,35 @@ export async function exchangeGrant(env: Env, app: AppRow, grantToken: string, r
 /** The grant principal, or null; see `grantPrincipalFor`. */
 export type GrantPrincipal = Extract<Principal, { kind: "grant" }>;
 
+/** A holder credential that holds: its principal, and when its link expires (ISO time). */
+export interface GrantHolding {
+  principal: GrantPrincipal;
+  expiresAt: string;
+}
+
 /**
  * THE entry point for the app origin's data paths (same-origin endpoints, the socket):
  * given the served app and the bearer a page presented (`grh_…`, from the exchange), the
  * permission principal to hand to the AppStore — `{ kind: "grant", grantId: <holder id>,
- * role, pin, ip }` — or null when the credential does not hold on this app (unknown or
+ * linkId, role, pin, ip }` — or null when the credential does not hold on this app (unknown or
  * forged, another app's, its link revoked or expired, the app deleted or suspended).
  * Answer null with 401 `grant_invalid`. The link is read on every call: no caching, so a
  * revoke takes effect on the holder's next request.
  */
 export async function grantPrincipalFor(env: Env, app: AppRow, credential: string, opts: { ip?: string } = {}): Promise<GrantPrincipal | null> {
+  return (await grantHoldingFor(env, app, credential, opts))?.principal ?? null;
+}
+
+/** `grantPrincipalFor` with the link's expiry too, for callers that outlive the request (the feed socket). */
+export async function grantHoldingFor(env: Env, app: AppRow, credential: string, opts: { ip?: string } = {}): Promise<GrantHolding | null> {
   if (!isSecretOf("grantHolder", credential) || !servable(app)) return null;
   const held = await findGrantHolder(env, credential);
   if (!held || held.holder.appId !== app.id || held.link.appId !== app.id) return null;
   if (linkRefusal(held.link, Date.now())) return null;
-  return { kind: "grant", grantId: held.holder.id, role: held.link.role, pin: pinOf(held.link), ...(opts.ip ? { ip: opts.ip } : {}) };
+  return {
+    principal: { kind: "grant", grantId: held.holder.id, linkId: held.link.id, role: held.link.role, pin: pinOf(held.link), ...(opts.ip ? { ip: opts.ip } : {}) },
+    expiresAt: held.link.expiresAt,
+  };
 }
 
 /** Whether a bearer value is shaped like a grant holder credential (`grh_` + 32 hex). */

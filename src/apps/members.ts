@@ -6,6 +6,12 @@
  * membership. Custom roles must be declared by the live manifest (never built-ins), at
  * most eight per member. The owner is listed first and can be neither re-roled nor
  * removed. The roles summary asks the permission engine itself (`roleAccess`).
+ *
+ * Removing a member and changing a member's roles happen only through `removeAppMember`
+ * and `setAppMemberRoles` (and `addByEmail` re-roling an existing member), which also
+ * close that person's open feed sockets (1012): a socket keeps the principal it was opened
+ * with, so the reconnect is what sees the member gone or their new roles. App sessions are
+ * not revoked by a role change (WIRE §2.5); each request re-reads the roles.
  */
 import { config } from "../config";
 import { RelayError } from "../errors";
@@ -16,7 +22,7 @@ import { humans } from "../db/schema";
 import { apps } from "../db/apps-schema";
 import { eq } from "drizzle-orm";
 import {
-  acceptInvite, addMember, findInvite, findMember, inviteUsable, listMembers, roleCounts, upsertInvite,
+  acceptInvite, addMember, findInvite, findMember, inviteUsable, listMembers, removeMember, roleCounts, setMemberRoles, upsertInvite,
   type MemberWithEmail,
 } from "../db/members";
 import { activeGrantCounts } from "../db/grant-links";
@@ -28,6 +34,7 @@ import type { CompiledManifest } from "../manifest";
 import { compileLive } from "./deploy";
 import { mayMailNotice, spendInviteMail } from "./invite-mail-cap";
 import { appUrl } from "./urls";
+import { endSockets } from "./sockets";
 
 export const MAX_CUSTOM_ROLES = 8;
 
@@ -101,6 +108,40 @@ export function inviteUrl(env: object, token: string): string {
   return `${config(env).apiOrigin}/invite?token=${encodeURIComponent(token)}`;
 }
 
+function ownerConflict(humanId: string, what: "re-roled" | "removed"): RelayError {
+  const message = what === "removed" ? "The owner cannot be removed from their own app." : "The owner cannot be re-roled: they always have full access.";
+  return new RelayError("conflict", message, { human_id: humanId });
+}
+
+function notMember(): RelayError {
+  return new RelayError("not_found", "This app has no member with that id.", { field: "humanId" });
+}
+
+/**
+ * Sets a member's custom roles (checked against the live manifest; `[]` clears) and asks
+ * their open feed sockets to reconnect, so they see with the new roles. 409 `conflict` for
+ * the owner, 404 `not_found` for someone who is not a member.
+ */
+export async function setAppMemberRoles(env: Env, app: AppRow, humanId: string, requested: string[]): Promise<MemberView> {
+  if (humanId === app.ownerHumanId) throw ownerConflict(humanId, "re-roled");
+  const member = await findMember(env, app.id, humanId);
+  if (!member) throw notMember();
+  const roles = checkRoles(await liveManifest(env, app), requested);
+  if (!(await setMemberRoles(env, app.id, humanId, roles))) throw notMember();
+  await endSockets(env, app.id, { humanId }, "member re-roled");
+  return memberView({ ...member, customRoles: roles });
+}
+
+/**
+ * Ends a membership (idempotent; see db `removeMember`) and closes the person's open feed
+ * sockets, so the reconnect is judged without it. 409 `conflict` for the owner.
+ */
+export async function removeAppMember(env: Env, app: AppRow, humanId: string): Promise<void> {
+  if (humanId === app.ownerHumanId) throw ownerConflict(humanId, "removed");
+  await removeMember(env, app.id, humanId);
+  await endSockets(env, app.id, { humanId }, "member removed");
+}
+
 export interface AddInput {
   email: string;
   roles: string[] | undefined;
@@ -137,6 +178,8 @@ export async function addByEmail(env: Env, app: AppRow, input: AddInput, waitUnt
   const name = manifest?.app.name ?? app.slug;
   if (human) {
     const { created } = await addMember(env, app.id, human.id, roles);
+    // An existing member given roles was re-roled: their open sockets still see with the old ones.
+    if (!created && roles !== undefined) await endSockets(env, app.id, { humanId: human.id }, "member re-roled");
     const member = await findMember(env, app.id, human.id);
     // A courtesy notice, within the owner's daily mail cap; the membership stands whether or not it is sent.
     if (created && mailProviderConfigured(env) && (await mayMailNotice(env, app.ownerHumanId))) {

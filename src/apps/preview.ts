@@ -6,13 +6,16 @@
  * unchanged (`x-service-share` header, `service.share.<token>` socket subprotocol). On a
  * private app the app origin accepts such a token in place of an app session and treats
  * the holder as an anonymous visitor: what the manifest grants `anyone` is what they get.
- * Transferring the app revokes its preview tokens.
+ * Transferring the app revokes its preview tokens. A feed socket opened with a token
+ * carries the token's id and expiry: the store closes it when the token expires, and
+ * revoking the token closes it at once.
  */
 import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { RelayError } from "../errors";
 import { db } from "../db/client";
 import { previewTokens } from "../db/account-schema";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
+import { endSockets } from "./sockets";
 
 type Row = typeof previewTokens.$inferSelect;
 
@@ -56,20 +59,35 @@ export async function listPreviews(env: Env, appId: string): Promise<PreviewView
   return rows.map((r) => view(r, now));
 }
 
-/** Revokes (idempotent); 404 `not_found` when the app has no token with that id. */
+/**
+ * Revokes (idempotent) and closes the feed sockets the token let in; 404 `not_found` when
+ * the app has no token with that id.
+ */
 export async function revokePreview(env: Env, appId: string, id: string): Promise<void> {
   const d = db(env);
   const row = (await d.select().from(previewTokens).where(and(eq(previewTokens.appId, appId), eq(previewTokens.id, id))).limit(1))[0];
   if (!row) throw new RelayError("not_found", "This app has no preview token with that id.", { field: "tokenId" });
   if (!row.revokedAt) await d.update(previewTokens).set({ revokedAt: nowIso() }).where(and(eq(previewTokens.id, id), isNull(previewTokens.revokedAt)));
+  await endSockets(env, appId, { previewTokenId: id }, "preview token revoked");
+}
+
+/** A live preview token: its id and when it expires (ISO time). */
+export interface LivePreview {
+  id: string;
+  expiresAt: string;
+}
+
+/** The live (unexpired, unrevoked) preview token of `appId` that `token` is, or null. */
+export async function livePreview(env: { DB: D1Database }, appId: string, token: string): Promise<LivePreview | null> {
+  if (!isPreviewToken(token)) return null;
+  const row = (await db(env).select({ id: previewTokens.id, expiresAt: previewTokens.expiresAt }).from(previewTokens)
+    .where(and(eq(previewTokens.tokenHash, await sha256Hex(token)), eq(previewTokens.appId, appId), isNull(previewTokens.revokedAt), gt(previewTokens.expiresAt, nowIso())))
+    .limit(1))[0];
+  return row ?? null;
 }
 
 /** Whether `token` is a live (unexpired, unrevoked) preview token of `appId`. */
 export async function previewTokenValid(env: { DB: D1Database }, appId: string, token: string): Promise<boolean> {
-  if (!isPreviewToken(token)) return false;
-  const row = (await db(env).select({ id: previewTokens.id }).from(previewTokens)
-    .where(and(eq(previewTokens.tokenHash, await sha256Hex(token)), eq(previewTokens.appId, appId), isNull(previewTokens.revokedAt), gt(previewTokens.expiresAt, nowIso())))
-    .limit(1))[0];
-  return row !== undefined;
+  return (await livePreview(env, appId, token)) !== null;
 }
 

@@ -22,7 +22,7 @@ export function roleAccess(manifest: CompiledManifest, collection: string, role:
   if (!c) return null;
   const holder: Principal = as === "member"
     ? { kind: "member", humanId: "", roles: [role] }
-    : { kind: "grant", grantId: "", role, pin: null };
+    : { kind: "grant", grantId: "", linkId: "", role, pin: null };
   const s = standing(manifest, holder);
   const level = (list: Subject[], st: Standing): Level => {
     const r = reach(list, st, c.relations);

@@ -46,8 +46,12 @@ export type Principal =
   | { kind: "agent"; agentId: string }
   /** A signed-in member; `roles` are the custom roles assigned to them (undeclared ones are ignored). */
   | { kind: "member"; humanId: string; roles: string[] }
-  /** A grant-link holder: anonymous, but carrying one custom role, optionally pinned to rows. */
-  | { kind: "grant"; grantId: string; role: string; pin: GrantPin | null; ip?: string }
+  /**
+   * A grant-link holder: anonymous, but carrying one custom role, optionally pinned to rows.
+   * `grantId` is the holder's own id (its row stamp); `linkId` the link it came through, so
+   * revoking the link can find every holder's open feed socket.
+   */
+  | { kind: "grant"; grantId: string; linkId: string; role: string; pin: GrantPin | null; ip?: string }
   /** An anonymous visitor with a minted per-app identity (public/link apps, WIRE §5.2). */
   | { kind: "visitor"; visitorId: string; ip?: string }
   /** Nobody in particular: no identity, only an address for the write budget. */

@@ -13,8 +13,8 @@ import { z } from "zod";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { findAppForOwner, listApps, type AppRow } from "../../db/apps";
-import { appsJoinedBy, cancelInvite, findMember, pendingInvites, removeMember, setMemberRoles } from "../../db/members";
-import { addByEmail, checkRoles, liveManifest, membersOf, type MemberView } from "../../apps/members";
+import { appsJoinedBy, cancelInvite, pendingInvites } from "../../db/members";
+import { addByEmail, liveManifest, membersOf, removeAppMember, setAppMemberRoles, type MemberView } from "../../apps/members";
 import { appUrl } from "../../apps/urls";
 import { normaliseEmail } from "../../db/humans";
 import { listCredentials } from "../../db/credentials";
@@ -265,11 +265,8 @@ async function setRolesForm(c: AppContext): Promise<Response> {
   const humanId = c.req.param("humanId")!;
   const form = await readForm(c);
   try {
-    if (humanId === app.ownerHumanId) throw new RelayError("conflict", "The owner cannot be re-roled: they always have full access.");
-    const member = await findMember(c.env, app.id, humanId);
-    if (!member) throw new RelayError("not_found", "This app has no such member.");
-    const roles = checkRoles(await liveManifest(c.env, app), form.getAll("role"));
-    await setMemberRoles(c.env, app.id, humanId, roles);
+    // The same function as PATCH /v1/apps/:id/members/:humanId: it also asks the member's open sockets to reconnect.
+    const member = await setAppMemberRoles(c.env, app, humanId, form.getAll("role"));
     return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=roles&who=${encodeURIComponent(member.email)}`);
   } catch (err) {
     if (formError(err)) return appPage(c, human, app, err.status, err.message);
@@ -281,10 +278,14 @@ async function removeForm(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return toSignIn(c, "/console/apps");
   const app = await myApp(c, human);
-  const humanId = c.req.param("humanId")!;
-  if (humanId === app.ownerHumanId) return appPage(c, human, app, 409, "The owner cannot be removed from their own app.");
-  await removeMember(c.env, app.id, humanId);
-  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=removed`);
+  try {
+    // The same function as DELETE /v1/apps/:id/members/:humanId: it also closes the person's open sockets.
+    await removeAppMember(c.env, app, c.req.param("humanId")!);
+    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=removed`);
+  } catch (err) {
+    if (formError(err)) return appPage(c, human, app, err.status, err.message);
+    throw err;
+  }
 }
 
 async function cancelInviteForm(c: AppContext): Promise<Response> {

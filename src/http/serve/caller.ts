@@ -24,8 +24,8 @@ import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { findAgentByKey } from "../../db/agents";
 import { shareTokenMatches } from "../../apps/share";
-import { previewTokenValid } from "../../apps/preview";
-import { grantInvalid, grantPrincipalFor, isGrantHolderToken } from "../../apps/grant-links";
+import { livePreview, type LivePreview } from "../../apps/preview";
+import { grantHoldingFor, grantInvalid, isGrantHolderToken } from "../../apps/grant-links";
 import type { Principal } from "../../permissions";
 import { appAccessFor } from "./access";
 import type { ServedApp, ServedPolicy } from "./context";
@@ -53,8 +53,14 @@ export interface PageSession {
 export interface PageCaller {
   principal: Principal;
   session: PageSession;
-  /** When the presented app session expires (ISO time); long-lived sockets end then. */
+  /**
+   * When the credential the caller presented stops holding (ISO time): an app session's
+   * expiry, a grant link's, a preview token's. Each request is judged again anyway; a
+   * long-lived socket is closed then.
+   */
   expiresAt?: string;
+  /** The preview token (its id) that let this caller into a private app, if one did. */
+  previewTokenId?: string;
 }
 
 function authorizeUrl(env: object, served: ServedApp): string {
@@ -115,7 +121,7 @@ export async function resolveCaller(env: Env, served: ServedApp, policy: ServedP
 
   if (creds.session !== undefined) {
     const claims = creds.session === null ? null : await verifyAppSession(await requireKeys(env), creds.session, app.id);
-    const access = claims ? await appAccessFor(env, app, claims.humanId, { sessionIssuedAt: claims.issuedAt }) : null;
+    const access = claims ? await appAccessFor(env, app, claims.humanId, { sessionIssuedAtMs: claims.issuedAtMs }) : null;
     if (!claims || !access) {
       throw new RelayError("unauthorized", "The app session is expired, revoked or for another app; sign in again.", { authorize_url: authorizeUrl(env, served) });
     }
@@ -127,15 +133,18 @@ export async function resolveCaller(env: Env, served: ServedApp, policy: ServedP
 
   if (creds.grant !== undefined) {
     // A grant-link holder is anonymous but carries the link's role (and pin); the link itself is its access.
-    const principal = await grantPrincipalFor(env, app, creds.grant, { ip });
-    if (!principal) throw grantInvalid("unknown");
-    return { principal, session: { kind: "anonymous", humanId: null, visitorId: null } };
+    const held = await grantHoldingFor(env, app, creds.grant, { ip });
+    if (!held) throw grantInvalid("unknown");
+    return { principal: held.principal, session: { kind: "anonymous", humanId: null, visitorId: null }, expiresAt: held.expiresAt };
   }
 
   // A live preview token (src/apps/preview.ts, sent like a share pass) admits an anonymous viewer to a private app.
-  if (app.visibility === "private" && !(creds.share !== undefined && await previewTokenValid(env, app.id, creds.share))) {
-    throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.", { authorize_url: authorizeUrl(env, served) });
+  let preview: LivePreview | null = null;
+  if (app.visibility === "private") {
+    preview = creds.share !== undefined ? await livePreview(env, app.id, creds.share) : null;
+    if (!preview) throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.", { authorize_url: authorizeUrl(env, served) });
   }
+  const admitted = preview ? { expiresAt: preview.expiresAt, previewTokenId: preview.id } : {};
   if (app.visibility === "link" && !(creds.share !== undefined && await shareTokenMatches(creds.share, app.shareTokenHash))) {
     throw new RelayError("unauthorized", "This share link is not valid (it may have been rotated), and no app session with access was presented.");
   }
@@ -143,9 +152,9 @@ export async function resolveCaller(env: Env, served: ServedApp, policy: ServedP
   if (policy.visitorIdentity && creds.visitor) {
     const keys = signingKeys(env);
     const visitorId = keys ? await verifyVisitor(await keys, creds.visitor, app.id) : null;
-    if (visitorId) return { principal: { kind: "visitor", visitorId, ip }, session: { kind: "anonymous", humanId: null, visitorId } };
+    if (visitorId) return { principal: { kind: "visitor", visitorId, ip }, session: { kind: "anonymous", humanId: null, visitorId }, ...admitted };
   }
-  return { principal: { kind: "anonymous", ip }, session: { kind: "anonymous", humanId: null, visitorId: null } };
+  return { principal: { kind: "anonymous", ip }, session: { kind: "anonymous", humanId: null, visitorId: null }, ...admitted };
 }
 
 /**

@@ -7,7 +7,9 @@
  * (durable-objects/app-store/watchers.ts), which gets a fresh request carrying only the
  * upgrade and the resolved principal in an internal header: nothing a client sent is
  * forwarded, so a client can never speak that header to the store itself. The answer
- * always selects `service.v1` — never a token that carries a credential.
+ * always selects `service.v1` — never a token that carries a credential. The hand-off
+ * also says when the presented credential expires and which preview token (if any) let
+ * the caller in, so the store can close the socket when that access ends.
  */
 import type { Hono } from "hono";
 import { RelayError } from "../../errors";
@@ -58,6 +60,7 @@ async function openSocket(c: ServeContext): Promise<Response> {
   const handoff: SocketHandoff = {
     appId: app.id, version: app.currentVersion!, principal: caller.principal, hello,
     ...(caller.expiresAt ? { expiresAt: Date.parse(caller.expiresAt) } : {}),
+    ...(caller.previewTokenId ? { previewTokenId: caller.previewTokenId } : {}),
   };
   const stub = c.env.APP_STORE.get(c.env.APP_STORE.idFromName(app.id));
   return stub.fetch("https://app-store.internal/_svc/ws", {

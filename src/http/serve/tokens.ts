@@ -3,7 +3,9 @@
  * separate derived key each, so one can never be passed off as the other):
  * - the app-session token: a JWT (HS256, jose) naming the app, the human and the access
  *   kind, valid 7 days, kept by the page in localStorage and sent as `Authorization:
- *   Bearer`; only the signature and expiry are trusted from it, access is re-checked;
+ *   Bearer`; only the signature, expiry and issue time are trusted from it, access is
+ *   re-checked. Besides the whole-second `iat` it carries `iat_ms`, the issue time in
+ *   milliseconds, so a session can be told apart from a membership begun the same second;
  * - the asset pass: a short HMAC over (app, share-token hash, path, expiry) that the
  *   served document's asset URLs carry as `?svc_pass=`, because an <img> cannot send a
  *   header. It opens one path of one app, and rotating a link app's share token voids it;
@@ -62,15 +64,20 @@ export interface AppSessionClaims {
   appId: string;
   humanId: string;
   kind: AppAccessKind;
-  /** Seconds since the epoch: access checks refuse sessions older than the current membership. */
-  issuedAt: number;
+  /**
+   * Milliseconds since the epoch: access checks refuse sessions not newer than the current
+   * membership. From `iat_ms`; a token minted before that claim existed gives `iat` × 1000,
+   * the earliest it can have been issued, so it is never taken for newer than it is.
+   */
+  issuedAtMs: number;
   expiresAt: string;
 }
 
 export async function signAppSession(keys: { session: Uint8Array }, appId: string, humanId: string, kind: AppAccessKind): Promise<{ token: string; expiresAt: string }> {
-  const now = Math.floor(Date.now() / 1000);
+  const nowMs = Date.now();
+  const now = Math.floor(nowMs / 1000);
   const exp = now + APP_SESSION_TTL_SECONDS;
-  const token = await new SignJWT({ app: appId, kind })
+  const token = await new SignJWT({ app: appId, kind, iat_ms: nowMs })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(humanId)
     .setAudience(AUDIENCE)
@@ -86,7 +93,10 @@ export async function verifyAppSession(keys: { session: Uint8Array }, token: str
   try {
     const { payload } = await jwtVerify(token, keys.session, { algorithms: ["HS256"], audience: AUDIENCE });
     if (payload.app !== appId || typeof payload.sub !== "string" || (payload.kind !== "owner" && payload.kind !== "member") || typeof payload.exp !== "number" || typeof payload.iat !== "number") return null;
-    return { appId, humanId: payload.sub, kind: payload.kind, issuedAt: payload.iat, expiresAt: new Date(payload.exp * 1000).toISOString() };
+    // iat_ms must agree with iat (same second); anything else is ignored in favour of iat.
+    const ms = payload.iat_ms;
+    const issuedAtMs = typeof ms === "number" && Number.isSafeInteger(ms) && Math.floor(ms / 1000) === payload.iat ? ms : payload.iat * 1000;
+    return { appId, humanId: payload.sub, kind: payload.kind, issuedAtMs, expiresAt: new Date(payload.exp * 1000).toISOString() };
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) return null;
     throw err;

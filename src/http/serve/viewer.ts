@@ -60,7 +60,7 @@ export async function viewerOf(c: ServeContext, served: ServedApp): Promise<View
     else viewer.rejected = true;
   } else if (bearer !== undefined) {
     const claims = bearer === null ? null : await verifyAppSession(await requireKeys(c.env), bearer, served.app.id);
-    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId, { sessionIssuedAt: claims.issuedAt }) : null;
+    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId, { sessionIssuedAtMs: claims.issuedAtMs }) : null;
     if (claims && access) {
       viewer.kind = access.kind;
       viewer.roles = access.kind === "member" ? access.roles : [];

@@ -17,11 +17,8 @@ import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";
-import { RelayError } from "../../errors";
-import { findMember, removeMember, setMemberRoles } from "../../db/members";
-import { acceptInvitation, addByEmail, checkRoles, liveManifest, memberView, membersOf, rolesOf } from "../../apps/members";
+import { acceptInvitation, addByEmail, membersOf, removeAppMember, rolesOf, setAppMemberRoles } from "../../apps/members";
 import { appUrl } from "../../apps/urls";
-import { appStore } from "../../apps/store";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, inviteLimited, isoTime } from "./schemas";
 
@@ -80,31 +77,21 @@ export function memberRoutes(app: Hono<AppEnv>): void {
 
   defineRoute(app, {
     method: "patch", path: "/v1/apps/:id/members/:humanId", tag: "members", auth: "owner",
-    summary: "Set a member's custom roles (declared roles only, at most 8; [] clears); their app sessions stay signed in and see the new roles at once",
+    summary: "Set a member's custom roles (declared roles only, at most 8; [] clears); their app sessions stay signed in and see the new roles at once (their open feed sockets are closed with 1012 to reconnect under the new roles)",
     body: z.strictObject({ custom_roles: customRoles }),
     responses: { 200: { description: "The member", schema: z.object({ member: memberSchema }) }, ...errors(400, 401, 403, 404, 409), ...gone },
   }, async (c, { body }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    const humanId = c.req.param("humanId")!;
-    if (humanId === target.ownerHumanId) throw new RelayError("conflict", "The owner cannot be re-roled: they always have full access.", { human_id: humanId });
-    const member = await findMember(c.env, target.id, humanId);
-    if (!member) throw new RelayError("not_found", "This app has no member with that id.", { field: "humanId" });
-    const roles = checkRoles(await liveManifest(c.env, target), body.custom_roles);
-    if (!(await setMemberRoles(c.env, target.id, humanId, roles))) throw new RelayError("not_found", "This app has no member with that id.", { field: "humanId" });
-    return c.json({ member: memberView({ ...member, customRoles: roles }) });
+    return c.json({ member: await setAppMemberRoles(c.env, target, c.req.param("humanId")!, body.custom_roles) });
   });
 
   defineRoute(app, {
     method: "delete", path: "/v1/apps/:id/members/:humanId", tag: "members", auth: "owner",
-    summary: "Remove a member (idempotent); their app sessions are refused from their next request",
+    summary: "Remove a member (idempotent); their app sessions are refused from their next request and their open feed sockets are closed (1012)",
     responses: { 204: { description: "Not a member (any more)" }, ...errors(401, 403, 404, 409), ...gone },
   }, async (c) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    const humanId = c.req.param("humanId")!;
-    if (humanId === target.ownerHumanId) throw new RelayError("conflict", "The owner cannot be removed from their own app.", { human_id: humanId });
-    await removeMember(c.env, target.id, humanId);
-    // Their open feed sockets end now (close 1012); a reconnect is judged with their access gone.
-    await appStore(c.env, target.id).closeWatchers("reconnect", { humanId });
+    await removeAppMember(c.env, target, c.req.param("humanId")!);
     return c.body(null, 204);
   });
 

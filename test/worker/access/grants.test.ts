@@ -332,7 +332,7 @@ describe("the holder's principal", () => {
     const held = await exchanged(app, tokenOf(link.grant_url));
     expect(held.pin).toEqual({ where: [{ field: "project", op: "eq", value: "a" }] });
     const p = await principal(app, held.token);
-    expect(p).toEqual({ kind: "grant", grantId: held.holder_id, role: "staff", pin: { where: [{ field: "project", op: "eq", value: "a" }] } });
+    expect(p).toEqual({ kind: "grant", grantId: held.holder_id, linkId: held.grant_id, role: "staff", pin: { where: [{ field: "project", op: "eq", value: "a" }] } });
     const row = (await findAppBySlug(env, app.slug))!;
     expect(await grantPrincipalFor(env, row, held.token, { ip: "203.0.113.9" })).toMatchObject({ ip: "203.0.113.9" });
     expect(await grantPrincipalFor(env, row, "not a token")).toBeNull();

@@ -1,0 +1,25 @@
+/**
+ * Ending the open feed sockets whose access was just withdrawn. A socket's principal is
+ * fixed when it connects, so every change that takes access away from someone who may be
+ * watching — a member removed or re-roled, a grant link revoked, a preview token revoked —
+ * closes that someone's sockets in the same request, right after the change is stored.
+ * The close is 1012 ("reconnect"): the client comes back and is judged afresh, so a
+ * withdrawn credential is refused and a re-roled member sees with the new roles.
+ *
+ * The change itself has already happened when this runs, and every HTTP request is
+ * re-checked anyway, so an AppStore that cannot be reached does not undo or fail it: the
+ * failure is logged and the socket ends at its next reconnect instead.
+ */
+import type { SocketSelector } from "../../durable-objects/app-store/watchers";
+import { appStore } from "./store";
+
+export type { SocketSelector };
+
+/** Closes the app's feed sockets that `only` selects, asking them to reconnect; never throws. */
+export async function endSockets(env: Env, appId: string, only: SocketSelector, why: string): Promise<void> {
+  try {
+    await appStore(env, appId).closeWatchers("reconnect", only);
+  } catch (err) {
+    console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
+  }
+}
