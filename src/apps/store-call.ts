@@ -2,7 +2,8 @@
  * Calling an app's AppStore from a route: the context every call carries (app, live
  * version, the caller as a permission principal) and turning the store's plain results
  * back into catalogue errors. The principal is built here, in one place, from whoever
- * the auth middleware resolved. Row data too deep to cross RPC is refused here first.
+ * the auth middleware resolved. Row data that is missing, or too deep to cross RPC, is
+ * refused here first, with the same error on every door that writes rows.
  */
 import { RelayError } from "../errors";
 import type { Principal } from "../permissions";
@@ -34,6 +35,16 @@ export function requireShallow(data: unknown, field: string): void {
   if (nestsDeeperThan(data, MAX_DATA_DEPTH)) {
     throw new RelayError("invalid_request", `Row data may nest at most ${MAX_DATA_DEPTH} arrays or objects deep.`, { field, limit: MAX_DATA_DEPTH });
   }
+}
+
+/**
+ * The checks every route that writes a row runs on its `data` before the store call: it
+ * is present, and not nested too deep. `field` names where the data sat in the request
+ * (`data`, or `rows.3.data` in a batch).
+ */
+export function requireRowData(data: unknown, field: string): void {
+  if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field });
+  requireShallow(data, field);
 }
 
 export function unwrap<T>(outcome: Outcome<T>): T {

@@ -3,16 +3,22 @@
  * delete, purge, restore, the deleted list and batches. Each handler resolves the app
  * and the caller's principal, then makes ONE call to the app's AppStore, which decides
  * permissions under the live manifest and writes atomically.
+ *
+ * A batch checks each row with the very schema and checks the single-row route uses; a row
+ * that fails them is an error in its own slot of `results` and the others are still
+ * written (WIRE §2.3). Only a malformed call (no `rows` array, too many rows, an unknown
+ * top-level field, `on` with per-row keys…) is refused whole.
  */
 import type { Hono } from "hono";
 import { z } from "zod";
-import { defineRoute } from "../routes";
+import { defineRoute, validationDetails } from "../routes";
 import { parseQ } from "../row-query";
 import type { AppContext, AppEnv } from "../types";
-import { config } from "../../config";
+import { config, type Config } from "../../config";
 import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
-import { requireShallow, storeCall, unwrap } from "../../apps/store-call";
+import { requireRowData, storeCall, unwrap } from "../../apps/store-call";
+import type { BatchResult, Outcome } from "../../../durable-objects/app-store/app-store";
 import { ownedApp, requireLive } from "./app-access";
 import { errors } from "./schemas";
 
@@ -25,9 +31,83 @@ const row = z.object({
 const rowResponse = z.object({ row });
 const ifMatch = z.number().int().min(0);
 const batchResult = z.object({
-  results: z.array(z.object({ index: z.number().int(), ok: z.boolean(), key: z.string().optional(), error: z.object({ code: z.string(), message: z.string(), status: z.number() }).optional() })),
+  results: z.array(z.object({
+    index: z.number().int(), ok: z.boolean(), key: z.string().optional(),
+    error: z.object({ code: z.string(), message: z.string(), status: z.number(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+  })),
   ok_count: z.number().int(), error_count: z.number().int(),
 });
+
+/** A row as a create writes it: the single-row route's body (with `on`), and each batch row. */
+const rowWrite = z.strictObject({ data: z.unknown(), key: z.string().max(128).optional() });
+/** `on`: the declared unique field a create upserts by. */
+const onField = z.string().max(64);
+/** A key to delete, in a batch: any string; a key no row can have is that row's row_not_found, as on the single route. */
+const deleteKey = z.string();
+
+/**
+ * The body cap of a batch create: BATCH_MAX_ROWS rows of MAX_ROW_DATA_BYTES each, plus
+ * the JSON around each row (`{"key":"…128 characters…","data":…},` and some whitespace,
+ * within 1 KiB) and around the call (`{"rows":[…],"on":…,"suppress":[…]}`, within 4 KiB);
+ * never below MAX_JSON_BODY_BYTES. Rows of `storage: "document"` collections may be larger
+ * (MAX_DOCUMENT_ROW_DATA_BYTES), so a batch of those carries fewer rows per call.
+ */
+export const BATCH_ROW_OVERHEAD_BYTES = 1024;
+export const BATCH_CALL_OVERHEAD_BYTES = 4096;
+export function batchBodyBytes(cfg: Config): number {
+  const { BATCH_MAX_ROWS, MAX_ROW_DATA_BYTES } = cfg.limits;
+  return Math.max(cfg.maxJsonBodyBytes, BATCH_MAX_ROWS * (MAX_ROW_DATA_BYTES + BATCH_ROW_OVERHEAD_BYTES) + BATCH_CALL_OVERHEAD_BYTES);
+}
+
+/**
+ * A batch element at the edge: any JSON value, since a bad element is an error in its own
+ * result and not a 400 for the call. The OpenAPI document shows the schema each element is
+ * then checked against (`item`).
+ */
+function element(item: z.ZodType): z.ZodUnknown {
+  const { $schema: _ignored, ...shape } = z.toJSONSchema(item, { io: "input" }) as Record<string, unknown>;
+  return z.unknown().meta(shape);
+}
+
+/** Parses one batch element with `schema`, or throws the invalid_request the single-row route answers, its field the element's path (`rows.3.key`). */
+function parseElement<T extends z.ZodType>(schema: T, raw: unknown, at: [string, number]): z.infer<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const details = validationDetails(parsed.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] })), "body");
+  const first = (details.issues as Array<{ message: string }>)[0];
+  throw new RelayError("invalid_request", `Invalid ${at.join(".")}: ${details.field} — ${first?.message ?? "invalid"}`, details);
+}
+
+/**
+ * Runs a batch whose elements are checked here first: an element `check` refuses gets its
+ * error in its own result; the rest go to the store in one call (even none, so an undeclared
+ * collection is still the call's 404), and its answers are put back at their places.
+ */
+async function perRow<T>(items: unknown[], check: (raw: unknown, index: number) => T, send: (good: T[]) => Promise<Outcome<BatchResult>>): Promise<BatchResult> {
+  const results: BatchResult["results"] = new Array(items.length);
+  const good: T[] = [];
+  const places: number[] = [];
+  items.forEach((raw, index) => {
+    try {
+      good.push(check(raw, index));
+      places.push(index);
+    } catch (err) {
+      if (!(err instanceof RelayError)) throw err;
+      results[index] = { index, ok: false, error: { code: err.code, message: err.message, status: err.status, ...(err.details ? { details: err.details } : {}) } };
+    }
+  });
+  const answer = unwrap(await send(good));
+  for (const result of answer.results) {
+    const index = places[result.index];
+    results[index] = { ...result, index };
+  }
+  const okCount = results.filter((r) => r.ok).length;
+  return { results, ok_count: okCount, error_count: results.length - okCount };
+}
+
+function hasKey(raw: unknown): boolean {
+  return typeof raw === "object" && raw !== null && (raw as { key?: unknown }).key !== undefined;
+}
 
 async function target(c: AppContext) {
   const app = requireLive(await ownedApp(c, c.req.param("id")!));
@@ -66,33 +146,38 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   });
 
   defineRoute(app, {
-    method: "post", path: `${B}/batch`, tag: "rows", auth: "rows",
-    summary: "Create many rows; per-row results, a bad row never aborts the rest (silent by default)",
+    method: "post", path: `${B}/batch`, tag: "rows", auth: "rows", maxBodyBytes: batchBodyBytes,
+    summary: "Create many rows (at most BATCH_MAX_ROWS; the body may hold that many rows of MAX_ROW_DATA_BYTES); per-row results, a bad row never aborts the rest (silent by default)",
     body: z.strictObject({
-      rows: z.array(z.strictObject({ key: z.string().optional(), data: z.unknown() })).min(1),
-      on: z.string().optional(), emitEffects: z.boolean().optional(),
+      rows: z.array(element(rowWrite)).min(1),
+      on: onField.optional(), emitEffects: z.boolean().optional(),
       suppress: z.array(z.enum(["notify", "webhooks", "agentTasks"])).optional(),
     }),
     responses: { 200: { description: "Per-row results", schema: batchResult }, ...errors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.rows.length > cap) throw new RelayError("invalid_request", `At most ${cap} rows per batch; got ${body.rows.length}.`, { field: "rows", limit: cap });
-    if (body.on && body.rows.some((r) => r.key !== undefined)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
-    body.rows.forEach((r, i) => requireShallow(r.data, `rows.${i}.data`));
+    if (body.on !== undefined && body.rows.some(hasKey)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
     const t = await target(c);
-    return c.json(unwrap(await t.store.batchCreate(t.call, t.collection, { rows: body.rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress })));
+    const check = (raw: unknown, index: number) => {
+      const row = parseElement(rowWrite, raw, ["rows", index]);
+      requireRowData(row.data, `rows.${index}.data`);
+      return row;
+    };
+    return c.json(await perRow(body.rows, check, (rows) =>
+      t.store.batchCreate(t.call, t.collection, { rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress })));
   });
 
   defineRoute(app, {
     method: "delete", path: `${B}/batch`, tag: "rows", auth: "rows",
-    summary: "Soft-delete many rows by key; per-row results",
-    body: z.strictObject({ keys: z.array(z.string().max(128)).min(1) }),
+    summary: "Soft-delete many rows by key (at most BATCH_MAX_ROWS); per-row results, a bad key never aborts the rest",
+    body: z.strictObject({ keys: z.array(element(deleteKey)).min(1) }),
     responses: { 200: { description: "Per-row results", schema: batchResult }, ...errors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.keys.length > cap) throw new RelayError("invalid_request", `At most ${cap} keys per batch; got ${body.keys.length}.`, { field: "keys", limit: cap });
     const t = await target(c);
-    return c.json(unwrap(await t.store.batchDelete(t.call, t.collection, body.keys)));
+    return c.json(await perRow(body.keys, (raw, index) => parseElement(deleteKey, raw, ["keys", index]), (keys) => t.store.batchDelete(t.call, t.collection, keys)));
   });
 
   const axes = z.object({ maxRows: z.number().int().nullable(), maxAgeDays: z.number().int().nullable() });
@@ -120,11 +205,10 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "post", path: B, tag: "rows", auth: "rows",
     summary: "Create a row (server key unless given; a given key that exists returns it with deduped; on = upsert by a unique field)",
-    body: z.strictObject({ data: z.unknown(), key: z.string().max(128).optional(), on: z.string().max(64).optional() }),
+    body: rowWrite.extend({ on: onField.optional() }),
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
-    if (body.data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
-    requireShallow(body.data, "data");
+    requireRowData(body.data, "data");
     const t = await target(c);
     const result = unwrap(await t.store.createRow(t.call, t.collection, body));
     return c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200);
@@ -145,8 +229,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() }),
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
-    if (body.data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
-    requireShallow(body.data, "data");
+    requireRowData(body.data, "data");
     const t = await target(c);
     return c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key")!, body)) });
   });

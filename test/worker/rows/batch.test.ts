@@ -104,19 +104,15 @@ describe("batch create", () => {
     expect((await json<Batch>(await callWith({ BATCH_MAX_ROWS: "3" }, ctx.path("free", "/batch"), { key: ctx.key, json: { rows: rows(3) } }), 200)).ok_count).toBe(3);
   });
 
-  it("malformed batches → 400 before any row is tried; an undeclared collection → 404", async () => {
+  it("malformed calls → 400 before any row is tried; an undeclared collection → 404 (malformed rows: batch-rows.test.ts)", async () => {
     const ctx = await setup();
     const bad: Array<[unknown, string]> = [
       [{}, "rows"],
       [{ rows: [] }, "rows"],
       [{ rows: {} }, "rows"],
-      [{ rows: [{ data: {}, extra: 1 }] }, "rows.0.extra"],
-      [{ rows: [5] }, "rows.0"],
-      [{ rows: [{ data: {} }, {}] }, "rows.1.data"],
       [{ rows: [{ data: {} }], extra: true }, "extra"],
       [{ rows: [{ data: {} }], emitEffects: "yes" }, "emitEffects"],
       [{ rows: [{ data: {} }], suppress: ["email"] }, "suppress.0"],
-      [{ rows: [{ key: 5, data: {} }] }, "rows.0.key"],
       [{ rows: [{ data: {} }], on: 5 }, "on"],
     ];
     for (const [body, field] of bad) {
@@ -155,12 +151,12 @@ describe("batch delete", () => {
     expect(refused.results).toEqual([fail(0, "append_only", 403, { collection: "logs" })]);
   });
 
-  it("at most BATCH_MAX_ROWS keys; malformed → 400; undeclared collection → 404", async () => {
+  it("at most BATCH_MAX_ROWS keys; a malformed call → 400; undeclared collection → 404 (malformed keys: batch-rows.test.ts)", async () => {
     const ctx = await setup();
     await ctx.create("free", {}, { key: "k" });
     const e = await ctx.unchanged(async () => expectError(await remove(ctx, "free", { keys: Array.from({ length: 101 }, (_, i) => `k${i}`) }), 400, "invalid_request"));
     expect(e.details).toEqual({ field: "keys", limit: 100 });
-    for (const [body, field] of [[{}, "keys"], [{ keys: [] }, "keys"], [{ keys: "k" }, "keys"], [{ keys: [5] }, "keys.0"], [{ keys: ["x".repeat(129)] }, "keys.0"], [{ keys: ["k"], extra: 1 }, "extra"]] as const) {
+    for (const [body, field] of [[{}, "keys"], [{ keys: [] }, "keys"], [{ keys: "k" }, "keys"], [{ keys: ["k"], extra: 1 }, "extra"]] as const) {
       const bad = await ctx.unchanged(async () => expectError(await remove(ctx, "free", body), 400, "invalid_request"));
       expect(bad.details?.field).toBe(field);
     }
