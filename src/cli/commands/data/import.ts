@@ -1,6 +1,8 @@
 // `service data <app> <collection> import --file <path|-> [--key-field <f> | --on <f>]
 // [--chunk <n>] [--emit-effects]`: bulk write through POST …/batch (WIRE §2.3) in chunks
-// of at most 100 rows. The file is a JSON array or NDJSON (one JSON value per line), each
+// of at most --chunk rows (100 by default) whose request body also stays within
+// REQUEST_BYTE_BUDGET, so large rows go in smaller chunks and a row larger than the budget
+// goes alone. The file is a JSON array or NDJSON (one JSON value per line), each
 // value being a row's data. --key-field uses that field's value as the row key, which
 // makes each row create-or-skip (an existing row is left unchanged), so a re-import is
 // safe. A bad row never stops the import: lines that are not JSON, rows without the key
@@ -15,6 +17,15 @@ import { argError, intFlag, readFileArg, type DataContext, type DataVerb } from 
 
 const DEFAULT_CHUNK = 100;
 const MAX_CHUNK = 100;
+/**
+ * The most bytes one batch request body may take, counted as sent (UTF-8 JSON). The CLI
+ * cannot know the relay's cap, so it stays under the smallest a relay is known to take:
+ * 1 MiB, the default JSON body cap of every route (MAX_JSON_BODY_BYTES; this relay's batch
+ * route takes a full batch of maximal rows, several MiB). A row larger than the budget is
+ * sent alone, and the relay's answer for it (row_size_exceeded, payload_too_large) is that
+ * row's failure.
+ */
+export const REQUEST_BYTE_BUDGET = 1_000_000;
 
 interface Failure {
   index: number;
@@ -51,6 +62,31 @@ export function parseImport(text: string, onWholeFileError: (message: string) =>
   return items;
 }
 
+/**
+ * Splits rows into chunks of at most `maxRows` rows whose request body — `envelopeBytes`
+ * (the body with no rows) plus each row's JSON and a comma — stays within `budget` bytes.
+ * A row that alone is over the budget gets a chunk of its own.
+ */
+export function planChunks<T>(rows: T[], maxRows: number, budget: number, envelopeBytes: number, sizeOf: (row: T) => number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = envelopeBytes;
+  for (const row of rows) {
+    const cost = sizeOf(row) + 1;
+    if (chunk.length > 0 && (chunk.length >= maxRows || bytes + cost > budget)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = envelopeBytes;
+    }
+    chunk.push(row);
+    bytes += cost;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), "utf8");
+
 function keyOf(data: unknown, field: string): string | null {
   if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
   const value = (data as Record<string, unknown>)[field];
@@ -84,7 +120,7 @@ export const dataImport: DataVerb = {
     { name: "file", kind: "string", value: "<path|->", description: "import: NDJSON or a JSON array of row data; - reads stdin" },
     { name: "key-field", kind: "string", value: "<field>", description: "import: use this field's value as the row key; an existing row is left unchanged (create-or-skip)" },
     { name: "on", kind: "string", value: "<field>", description: "upsert, import: a unique field; a row with the same value is updated instead of created" },
-    { name: "chunk", kind: "string", value: "<n>", description: "import: rows per batch request, 1 to 100 (default 100)" },
+    { name: "chunk", kind: "string", value: "<n>", description: "import: rows per batch request, 1 to 100 (default 100); large rows go in smaller chunks, each request under 1 MB" },
     { name: "emit-effects", kind: "boolean", description: "import: fire notifications and webhooks (batches are silent by default)" },
   ],
   async run(ctx) {
@@ -118,24 +154,29 @@ export const dataImport: DataVerb = {
 
     const t = await ctx.open();
     const progress = process.stderr.isTTY === true;
-    const chunkCount = Math.ceil(sendable.length / chunkSize);
+    const wire = (r: (typeof sendable)[number]) => (r.key === undefined ? { data: r.data } : { key: r.key, data: r.data });
+    const envelope: Record<string, unknown> = { rows: [] };
+    if (on !== undefined) envelope.on = on;
+    if (emitEffects) envelope.emitEffects = true;
+    const plan = planChunks(sendable, chunkSize, REQUEST_BYTE_BUDGET, jsonBytes(envelope), (r) => jsonBytes(wire(r)));
     let imported = 0;
     let chunks = 0;
-    for (let start = 0; start < sendable.length; start += chunkSize) {
-      const chunk = sendable.slice(start, start + chunkSize);
-      const body: Record<string, unknown> = { rows: chunk.map((r) => (r.key === undefined ? { data: r.data } : { key: r.key, data: r.data })) };
-      if (on !== undefined) body.on = on;
-      if (emitEffects) body.emitEffects = true;
+    let sent = 0;
+    for (const chunk of plan) {
+      const body = { ...envelope, rows: chunk.map(wire) };
       chunks++;
+      sent += chunk.length;
       let answer: Record<string, unknown>;
       try {
         answer = await t.relay.object("POST", `${t.base}/batch`, { auth: t.auth, body });
       } catch (err) {
         // The first chunk failing whole (no access, no such collection, relay down) means
-        // nothing was written: that is the command's error. Later, the chunk's rows fail.
-        if (!(err instanceof CliError) || err instanceof UpgradeRequiredError || start === 0) throw err;
+        // nothing was written: that is the command's error. Later, the chunk's rows fail;
+        // so do the rows of any chunk the relay finds too large, first or not.
+        const tooLarge = err instanceof CliError && err.code === "payload_too_large";
+        if (!(err instanceof CliError) || err instanceof UpgradeRequiredError || (chunks === 1 && !tooLarge)) throw err;
         for (const r of chunk) failures.push({ index: r.index, ...(r.key !== undefined ? { key: r.key } : {}), error: errorFields(err) });
-        if (progress) ctx.out.note(progressLine(chunks, chunkCount, start + chunk.length, sendable.length, imported, failures.length));
+        if (progress) ctx.out.note(progressLine(chunks, plan.length, sent, sendable.length, imported, failures.length));
         continue;
       }
       const results = Array.isArray(answer.results) ? (answer.results as Array<Record<string, unknown>>) : null;
@@ -166,7 +207,7 @@ export const dataImport: DataVerb = {
       chunk.forEach((row, position) => {
         if (!answered.has(position)) failures.push({ index: row.index, ...(row.key !== undefined ? { key: row.key } : {}), error: { code: "invalid_response", message: "The relay's batch answer did not mention this row." } });
       });
-      if (progress) ctx.out.note(progressLine(chunks, chunkCount, start + chunk.length, sendable.length, imported, failures.length));
+      if (progress) ctx.out.note(progressLine(chunks, plan.length, sent, sendable.length, imported, failures.length));
     }
 
     failures.sort((a, b) => a.index - b.index);
