@@ -9,12 +9,19 @@ the app to an address and answers \`201 { transfer }\`, where a transfer is
 \`status\` is \`pending\`, \`accepted\`, \`withdrawn\` or \`expired\`. The address is mailed a
 link, \`{API_ORIGIN}/transfer?token=trf_…\`, that works once, for 7 days, and only for a
 session of that address. Nothing moves until it is accepted, on that page (a form) or with
-\`POST /v1/self/transfers/accept { token }\` → \`200 { app_id, slug, url, role: "owner", transfer }\`.
-Accepting moves the app, its data, members, links and credentials to the new owner: the new
+\`POST /v1/self/transfers/accept { token }\` → \`200 { app_id, slug, url, role: "owner", transfer, credentials_revoked }\`.
+Accepting moves the app, its data, members and grant links to the new owner: the new
 owner's agents reach it, the old owner's no longer do. With \`keep_as_member\` (default
 \`true\`) the previous owner stays on the app as a plain member (their app sessions keep
 working with a member's reach); with \`false\` they lose access at once. The app's unspent
-sign-in grants (test-session tokens included) and its preview tokens are voided.
+sign-in grants (test-session tokens included) and its preview tokens are voided, and every
+live service credential of the app is revoked, exactly as \`DELETE /v1/apps/:id/credentials/:id\`
+would (its token answers \`401 unauthorized\` with \`details.reason: "revoked"\`, an
+overlap-window token stops with it, and the list shows it revoked). A credential acts with the
+owner's authority, so one minted by the previous owner must not carry on under the new
+owner's; the new owner mints their own. The accept answer's \`credentials_revoked\` counts
+them, and the previous owner's notice mail says so. Grant links keep working: each is
+bounded by its custom role, and the new owner lists and revokes them like their own.
 
 - One offer at a time: a second \`POST\` while one is pending is \`409 conflict\` with
   \`details.transfer\`; so is offering the app to its owner's own address.

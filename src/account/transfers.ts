@@ -14,11 +14,16 @@
  *   member's reach) or loses access (remove me); the recipient's own member row, if
  *   any, goes (they own it now);
  * - unspent sign-in grants (including test-session tokens) and preview tokens of the app
- *   are voided, and open feed sockets are asked to reconnect, so access is re-decided.
+ *   are voided, and open feed sockets are asked to reconnect, so access is re-decided;
+ * - every live service credential of the app is revoked (the revoke route's own
+ *   statement): a credential acts with whatever the app's owner may do, so one minted by
+ *   the previous owner would otherwise gain the new owner's authority, and a previous
+ *   owner who chose "remove me" would keep an owner-level bearer token. Grant links stay:
+ *   each is bounded by its custom role, and the new owner sees and can revoke them.
  * App sessions need nothing else: access is re-decided on every request, so the old
  * owner's sessions act as a member's (kept) or are refused (removed) from the next one.
  */
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, exists, gt, sql } from "drizzle-orm";
 import { config } from "../config";
 import { RelayError } from "../errors";
 import { db } from "../db/client";
@@ -26,6 +31,7 @@ import { apps } from "../db/apps-schema";
 import { appTransfers } from "../db/account-schema";
 import { getHuman, normaliseEmail } from "../db/humans";
 import type { AppRow } from "../db/apps";
+import { revokeCredentialsStatement } from "../db/credentials";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { liveManifest, mailProviderConfigured } from "../apps/members";
 import { spendInviteMail } from "../apps/invite-mail-cap";
@@ -177,6 +183,8 @@ export async function describeTransfer(env: Env, token: string): Promise<OfferSt
 export interface Accepted {
   app: AppRow;
   transfer: TransferView;
+  /** How many live service credentials of the app the acceptance revoked. */
+  credentialsRevoked: number;
 }
 
 /**
@@ -194,7 +202,7 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
   const cap = config(env).limits.MAX_APPS_PER_ACCOUNT;
   const now = nowIso();
   const accepted = "EXISTS (SELECT 1 FROM app_transfers WHERE id = ?1 AND status = 'accepted' AND resolved_at = ?2)";
-  const [moved] = await env.DB.batch([
+  const [moved, , , , , , revoked] = await env.DB.batch([
     env.DB.prepare(
       "UPDATE apps SET owner_human_id = ?3, last_activity_at = ?2 WHERE id = ?4 AND owner_human_id = ?5 AND status NOT IN ('deleted', 'suspended') " +
       "AND EXISTS (SELECT 1 FROM app_transfers WHERE id = ?1 AND status = 'pending' AND expires_at > ?2) " +
@@ -211,6 +219,12 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
     env.DB.prepare(`DELETE FROM app_members WHERE app_id = ?3 AND human_id = ?4 AND ${accepted}`).bind(transfer.id, now, app.id, human.humanId),
     env.DB.prepare(`DELETE FROM app_session_grants WHERE app_id = ?3 AND ${accepted}`).bind(transfer.id, now, app.id),
     env.DB.prepare(`UPDATE preview_tokens SET revoked_at = ?2 WHERE app_id = ?3 AND revoked_at IS NULL AND ${accepted}`).bind(transfer.id, now, app.id),
+    // The same statement as revoking one credential, for every live one of the app.
+    revokeCredentialsStatement(env, app.id, {
+      at: now,
+      onlyIf: exists(db(env).select({ one: sql`1` }).from(appTransfers)
+        .where(and(eq(appTransfers.id, transfer.id), eq(appTransfers.status, "accepted"), eq(appTransfers.resolvedAt, now)))),
+    }),
   ]);
   if (moved.meta.changes !== 1) {
     await liveOffer(env, token); // throws gone when it was withdrawn, spent or expired meanwhile
@@ -223,10 +237,11 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
   waitUntil(appStore(env, app.id).closeWatchers("reconnect").catch((err) => console.error("transfer: sockets not closed", err)));
   const from = await getHuman(env, transfer.fromHumanId);
   if (from && mailProviderConfigured(env)) {
-    waitUntil((async () => mailer(env).send(transferAcceptedMail(from.email, await appName(env, app), email, transfer.keepAsMember)))()
+    const credentials = revoked.meta.changes;
+    waitUntil((async () => mailer(env).send(transferAcceptedMail(from.email, await appName(env, app), email, transfer.keepAsMember, credentials)))()
       .catch((err) => console.error("transfer notice not sent", err)));
   }
   const row = (await db(env).select().from(appTransfers).where(eq(appTransfers.id, transfer.id)).limit(1))[0];
   const current = (await db(env).select().from(apps).where(eq(apps.id, app.id)).limit(1))[0];
-  return { app: current, transfer: transferView(row, now) };
+  return { app: current, transfer: transferView(row, now), credentialsRevoked: revoked.meta.changes };
 }

@@ -2,9 +2,11 @@
  * Service credentials in D1. A credential belongs to one app; its token is stored as
  * sha256 only, and a rotation keeps the replaced token's hash beside the new one until
  * the overlap window ends. Every state change is one conditional UPDATE, so a revoke
- * racing a resume or a rotate can never bring a revoked credential back.
+ * racing a resume or a rotate can never bring a revoked credential back. The revoke is
+ * also offered as a prepared statement, which an accepted ownership transfer puts in its
+ * D1 batch to revoke every credential of the app.
  */
-import { and, desc, eq, isNull, or } from "drizzle-orm";
+import { and, desc, eq, isNull, or, type SQL } from "drizzle-orm";
 import { db } from "./client";
 import { apps } from "./apps-schema";
 import type { AppRow } from "./apps";
@@ -37,11 +39,37 @@ export async function setCredentialPaused(env: Env, appId: string, id: string, p
   return rows[0];
 }
 
+export interface RevokeScope {
+  /** One credential; omitted: every credential of the app that is not revoked yet. */
+  id?: string;
+  /** The revocation time (default now). */
+  at?: string;
+  /** A further condition, so a D1 batch can make the revoke depend on its guard statement. */
+  onlyIf?: SQL;
+}
+
+/**
+ * The revoke as one prepared statement, for `DB.batch`: revoked for good, and an
+ * overlap-window token forgotten; a credential already revoked keeps its first
+ * `revoked_at`. Revoking one credential and revoking all of an app's (an ownership
+ * transfer) are this same statement.
+ */
+export function revokeCredentialsStatement(env: Env, appId: string, scope: RevokeScope = {}): D1PreparedStatement {
+  const query = db(env).update(serviceCredentials)
+    .set({ revokedAt: scope.at ?? nowIso(), previousTokenHash: null, previousExpiresAt: null })
+    .where(and(
+      eq(serviceCredentials.appId, appId),
+      scope.id === undefined ? undefined : eq(serviceCredentials.id, scope.id),
+      isNull(serviceCredentials.revokedAt),
+      scope.onlyIf,
+    ));
+  const { sql: text, params } = query.toSQL();
+  return env.DB.prepare(text).bind(...params);
+}
+
 /** Revokes for good and forgets an overlap-window token; a second revoke changes nothing. */
 export async function revokeCredential(env: Env, appId: string, id: string): Promise<void> {
-  await db(env).update(serviceCredentials)
-    .set({ revokedAt: nowIso(), previousTokenHash: null, previousExpiresAt: null })
-    .where(and(eq(serviceCredentials.appId, appId), eq(serviceCredentials.id, id), isNull(serviceCredentials.revokedAt)));
+  await revokeCredentialsStatement(env, appId, { id }).run();
 }
 
 /**

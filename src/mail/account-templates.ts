@@ -22,8 +22,11 @@ export function transferOfferMail(to: string, appName: string, fromEmail: string
   };
 }
 
-export function transferAcceptedMail(to: string, appName: string, newOwnerEmail: string, keptAsMember: boolean): MailMessage {
-  const after = keptAsMember ? "You stay on the app as a member." : "You no longer have access to it.";
+export function transferAcceptedMail(to: string, appName: string, newOwnerEmail: string, keptAsMember: boolean, credentialsRevoked = 0): MailMessage {
+  const stays = keptAsMember ? "You stay on the app as a member." : "You no longer have access to it.";
+  const revoked = credentialsRevoked === 0 ? ""
+    : ` Its ${credentialsRevoked === 1 ? "service credential was" : `${credentialsRevoked} service credentials were`} revoked, so backends using ${credentialsRevoked === 1 ? "it" : "them"} are refused from now on; the new owner can mint new ones.`;
+  const after = stays + revoked;
   return {
     to,
     subject: `${oneLine(appName)} now belongs to ${oneLine(newOwnerEmail)}`,

@@ -47,9 +47,10 @@ async function showOffer(c: AppContext): Promise<Response> {
   return renderPage(c, 200, title, (
     <>
       {summary}
-      <p id="transfer-effects">Accepting makes the app yours: its data, members, links and agents' access follow the owner.
+      <p id="transfer-effects">Accepting makes the app yours: its data, members, grant links and agents' access follow the owner.
         {offer.keepAsMember ? ` ${offer.fromEmail} stays on the app as a member; you can remove them later.` : ` ${offer.fromEmail} will no longer have access.`}
-        {" "}Your agents can manage it from now on; theirs no longer can.</p>
+        {" "}Your agents can manage it from now on; theirs no longer can. Its service credentials are revoked, so backends
+        using them stop; mint new ones for the backends you want to keep.</p>
       <form method="post" action="/transfer">
         <input type="hidden" name="token" value={token} />
         <button type="submit" class="primary" id="accept-transfer">Accept and become the owner</button>

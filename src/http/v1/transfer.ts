@@ -2,7 +2,8 @@
  * Ownership transfer over the API (spec A "Access"; shapes ours, WIRE §2.13): the owner
  * or their agent reads, offers and withdraws; the recipient accepts with the mailed
  * token as the signed-in person (the console page `/transfer?token=` does the same with
- * a form). Another owner's app is `app_not_found`.
+ * a form). Accepting revokes the app's service credentials (see src/account/transfers.ts).
+ * Another owner's app is `app_not_found`.
  */
 import type { Hono } from "hono";
 import { z } from "zod";
@@ -58,12 +59,15 @@ export function transferRoutes(app: Hono<AppEnv>): void {
 
   defineRoute(app, {
     method: "post", path: "/v1/self/transfers/accept", tag: "transfer", auth: "human",
-    summary: "Accept an ownership transfer as the signed-in person (the account's address must be the offered one)",
+    summary: "Accept an ownership transfer as the signed-in person (the account's address must be the offered one). Every live service credential of the app is revoked in the same step (credentials_revoked counts them); grant links keep working",
     body: z.strictObject({ token: z.string().min(1).max(200) }),
     responses: {
       200: {
         description: "The app is mine now",
-        schema: z.object({ app_id: z.string(), slug: z.string(), url: z.string(), role: z.literal("owner"), transfer: transferSchema }),
+        schema: z.object({
+          app_id: z.string(), slug: z.string(), url: z.string(), role: z.literal("owner"), transfer: transferSchema,
+          credentials_revoked: z.number().int().min(0),
+        }),
       },
       ...errors(400, 401, 403, 409),
       410: { description: "gone: the offer is unknown, accepted, withdrawn or expired, or the app was deleted" },
@@ -71,6 +75,9 @@ export function transferRoutes(app: Hono<AppEnv>): void {
   }, async (c, { body }) => {
     const human = c.get("human");
     const done = await acceptTransfer(c.env, body.token, { humanId: human.humanId, email: human.email }, (p) => c.executionCtx.waitUntil(p));
-    return c.json({ app_id: done.app.id, slug: done.app.slug, url: appUrl(config(c.env), done.app.slug), role: "owner" as const, transfer: done.transfer });
+    return c.json({
+      app_id: done.app.id, slug: done.app.slug, url: appUrl(config(c.env), done.app.slug), role: "owner" as const, transfer: done.transfer,
+      credentials_revoked: done.credentialsRevoked,
+    });
   });
 }

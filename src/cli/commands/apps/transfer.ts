@@ -1,8 +1,9 @@
 // `service apps transfer <app> [--to <email>] [--keep-as-member] [--remove-me] [--show]
 // [--cancel]` (spec C "apps"): offer the app's ownership to an email address (POST
 // /v1/apps/:id/transfer), read the pending offer (GET) or withdraw it (DELETE). The
-// recipient accepts from the mailed link; ownership moves only then. A plain explanation
-// for a person by default; the relay's answer as JSON with --json.
+// recipient accepts from the mailed link; ownership moves only then, and the app's service
+// credentials are revoked. A plain explanation for a person by default; the relay's
+// answer as JSON with --json.
 import { boolFlag, stringFlag } from "../../argv.ts";
 import { invalidArgs } from "../../errors.ts";
 import type { Command, CommandContext } from "../types.ts";
@@ -32,7 +33,8 @@ function action(ctx: CommandContext): "offer" | "show" | "cancel" {
 }
 
 function afterwards(t: Transfer): string {
-  return t.keep_as_member ? "You stay on the app as a member afterwards." : "You will no longer be on the app afterwards.";
+  const you = t.keep_as_member ? "You stay on the app as a member afterwards." : "You will no longer be on the app afterwards.";
+  return `${you} Accepting revokes the app's service credentials; grant links keep working.`;
 }
 
 export const appsTransfer: Command = {
@@ -42,6 +44,7 @@ export const appsTransfer: Command = {
   description: [
     "--to <email> mails that address a single-use link (7 days); ownership moves only when they accept it, signed in as that address.",
     "Keeping you as a member is the default; --remove-me takes you off the app when they accept. One offer per app: --cancel the pending one first.",
+    "Accepting revokes every service credential of the app (backends using them are refused; the new owner mints their own); grant links keep working.",
     "Prints a plain explanation by default and the relay's JSON answer with --json.",
   ].join("\n"),
   flags: [
