@@ -64,9 +64,21 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/**
+ * A failed union says only "Invalid input". When the value fits exactly one option at the
+ * union's own level (every other option refuses it there: a wrong type, a key it does not
+ * take), that option's issues say what is wrong inside it, so they stand in for the union's.
+ */
+function narrowUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union") return [issue];
+  const fitting = issue.errors.filter((option) => option.every((i) => i.path.length > 0));
+  if (fitting.length !== 1) return [issue];
+  return fitting[0].flatMap((i) => narrowUnion({ ...i, path: [...issue.path, ...i.path] }));
+}
+
 /** Turns zod issues into the `details` of an `invalid_request` error. */
 export function validationDetails(issues: z.core.$ZodIssue[], where: "body" | "query"): Record<string, unknown> {
-  const list = issues.map((issue) => {
+  const list = issues.flatMap(narrowUnion).map((issue) => {
     const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
     const path = [...issue.path, ...(keys.length === 1 ? keys : [])].map(String).join(".");
     return { field: path || where, message: issue.message };
@@ -78,7 +90,8 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where:
   const result = schema.safeParse(value);
   if (!result.success) {
     const details = validationDetails(result.error.issues, where);
-    throw new RelayError("invalid_request", `Invalid ${where}: ${details.field} — ${result.error.issues[0]?.message ?? "invalid"}`, details);
+    const first = (details.issues as Array<{ message: string }>)[0];
+    throw new RelayError("invalid_request", `Invalid ${where}: ${details.field} — ${first?.message ?? "invalid"}`, details);
   }
   return result.data;
 }

@@ -1,9 +1,11 @@
 // The access sections of an owned app's console page: grant links (listed without token
-// material; minted for a declared custom role with mode, max uses, label and lifetime,
-// the link shown once on the answering page and never in a redirect; revoked) and
-// service credentials (minted with an allowlist, the token shown once; paused, resumed,
-// rotated with an overlap, revoked — each checked against the real collection endpoint).
-// Refusals re-render the page with the reason; cross-site posts are 403; another owner's
+// material; minted for a declared custom role with mode, max uses, label, lifetime and an
+// optional pin — a row key or a where list — the link shown once on the answering page and
+// never in a redirect; revoked) and service credentials (minted explicit or following,
+// with an allowlist, carve-outs and the members flag, the token shown once; paused,
+// resumed, rotated with an overlap, revoked — each checked against the real endpoints).
+// Refusals (a bad pin, an unknown collection or mode among them) re-render the page with
+// the schema's or the domain's reason; cross-site posts are 403; another owner's
 // app (or a member) gets a 404 page; nothing changes on any refusal.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -212,6 +214,120 @@ describe("console: access forms refuse", () => {
     }
     const stranger = await signIn();
     expect((await call(`/console/apps/${t.app.app_id}`, { session: stranger.session })).status).toBe(404);
+    expect(await accessState(t.app.app_id)).toEqual(before);
+  });
+});
+
+/** The refusal shown above a form, unescaped. */
+function alertText(html: string): string {
+  const m = /id="form-error">([^<]*)<\/p>/.exec(html);
+  expect(m, html).not.toBeNull();
+  return m![1].replace(/&quot;|&#34;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+describe("console: pins, modes and the members flag", () => {
+  it("mints a grant link pinned to a row key or to a where list, and lists the pin", async () => {
+    const t = await team();
+    const base = `/console/apps/${t.app.app_id}`;
+    const form0 = await (await call(base, { session: t.who.human.session })).text();
+    expect(form0).toContain('name="pin_row_key"');
+    expect(form0).toContain('name="pin_where"');
+
+    const byKey = await post(t, "/grants", [["role", "viewer"], ["label", "One note"], ["pin_row_key", " n1 "], ["pin_where", ""]]);
+    expect(byKey.status).toBe(201);
+    expect(secretOf(await byKey.text())).toMatch(/#g=gr_[0-9a-f]{32}$/);
+    const where = [{ field: "text", op: "eq", value: "hi" }, { field: "tag", op: "in", value: ["a", "b"] }];
+    const byWhere = await post(t, "/grants", [["role", "writer"], ["label", "Some notes"], ["pin_row_key", ""], ["pin_where", JSON.stringify(where, null, 2)]]);
+    expect(byWhere.status).toBe(201);
+
+    const listed = await grants(t);
+    expect(listed.find((g) => g.label === "One note")).toMatchObject({ role: "viewer", pin_row_key: "n1", pin_where: null });
+    expect(listed.find((g) => g.label === "Some notes")).toMatchObject({ role: "writer", pin_row_key: null, pin_where: where });
+    const page = await (await call(base, { session: t.who.human.session })).text();
+    expect(page).toContain("row <code>n1</code>");
+    expect(page).toMatch(/where <code>text eq (&quot;|&#34;|")hi(&quot;|&#34;|")<\/code> and <code>tag in \[/);
+    // A link without a pin says so.
+    expect((await post(t, "/grants", [["role", "viewer"], ["label", "Open"]])).status).toBe(201);
+    expect((await grants(t)).find((g) => g.label === "Open")).toMatchObject({ pin_row_key: null, pin_where: null });
+  });
+
+  it("a bad pin re-renders the page in the grants section with the schema's reason and stores nothing", async () => {
+    const t = await team();
+    const before = await accessState(t.app.app_id);
+    const cases: Array<[Array<[string, string]>, string]> = [
+      [[["pin_where", "project = a"]], "pin_where: this is not JSON"],
+      [[["pin_where", '[{"field": "text", "op": "like", "value": "a"}]']], "pin.where.0.op"],
+      [[["pin_where", '[{"field": "text", "op": "in", "value": "a"}]']], "pin.where.0.value"],
+      [[["pin_where", '[{"field": "$.x", "op": "eq", "value": "a"}]']], "pin.where.0.field"],
+      [[["pin_where", "[]"]], "pin.where"],
+      [[["pin_where", '{"field": "text", "op": "eq", "value": "a"}']], "pin.where"],
+      [[["pin_row_key", "n1"], ["pin_where", '[{"field": "text", "op": "eq", "value": "a"}]']], "not both"],
+      [[["pin_row_key", "not a key!"]], "pin.row_key"],
+    ];
+    for (const [fields, reason] of cases) {
+      const res = await post(t, "/grants", [["role", "viewer"], ...fields]);
+      expect(res.status, JSON.stringify(fields)).toBe(400);
+      const html = await res.text();
+      const at = html.indexOf('id="form-error"');
+      expect(at).toBeGreaterThan(html.indexOf('id="grants-heading"'));
+      expect(at).toBeLessThan(html.indexOf('id="credentials-heading"'));
+      expect(alertText(html), JSON.stringify(fields)).toContain(reason);
+    }
+    expect(await accessState(t.app.app_id)).toEqual(before);
+  });
+
+  it("mints a following credential with member-list access, narrowed and carved out per collection, and lists its mode", async () => {
+    const t = await team();
+    const base = `/console/apps/${t.app.app_id}`;
+    const empty = await (await call(base, { session: t.who.human.session })).text();
+    expect(empty).toContain('<option value="following">');
+    expect(empty).toContain('id="credential-members"');
+
+    const minted = await post(t, "/credentials", [["label", "Sync"], ["mode", "following"], ["members", "1"], ["ops:notes", "read"], ["none:log", "1"]]);
+    expect(minted.status).toBe(201);
+    const token = secretOf(await minted.text());
+    const [cred] = await credentials(t);
+    expect(cred).toMatchObject({
+      label: "Sync", mode: "following", members: true, active: true,
+      grants: [{ collection: "notes", ops: ["read"] }, { collection: "log", ops: [] }],
+    });
+    // It reads the member list, reads notes (narrowed to read), and is carved out of log.
+    const { members } = await json<{ members: Obj[] }>(await call(`${t.path}/members`, { key: token }), 200);
+    expect(members[0]).toMatchObject({ role: "owner" });
+    expect((await readNotes(t, token)).status).toBe(200);
+    expect((await call(`${t.path}/collections/notes`, { key: token, json: { data: { text: "no" } } })).status).toBe(403);
+    expect((await call(`${t.path}/collections/log`, { key: token })).status).toBe(403);
+
+    const page = await (await call(base, { session: t.who.human.session })).text();
+    expect(page).toContain(`data-credential-id="${cred.id}" data-state="active" data-mode="following" data-members="yes"`);
+    expect(page).toContain("follows the owner, except:");
+    expect(page).toContain("<code>log</code>: no access");
+
+    // The defaults: explicit, no member list.
+    const plain = await post(t, "/credentials", [["label", "Plain"], ["ops:notes", "read"]]);
+    const plainToken = secretOf(await plain.text());
+    expect((await credentials(t)).find((c) => c.label === "Plain")).toMatchObject({ mode: "explicit", members: false });
+    expect((await call(`${t.path}/members`, { key: plainToken })).status).toBe(401);
+    expect(await (await call(base, { session: t.who.human.session })).text()).toMatch(/data-mode="explicit" data-members="no"/);
+  });
+
+  it("refuses an unknown collection, an unknown mode and a contradictory row, in the credentials section, storing nothing", async () => {
+    const t = await team();
+    const before = await accessState(t.app.app_id);
+    const cases: Array<[Array<[string, string]>, string]> = [
+      [[["ops:notes", "read"], ["ops:nope", "read"]], 'declares no collection "nope"'],
+      [[["mode", "following"], ["none:ghost", "1"]], 'declares no collection "ghost"'],
+      [[["mode", "sometimes"], ["ops:notes", "read"]], "mode"],
+      [[["ops:log", "read"], ["none:log", "1"]], "not both"],
+    ];
+    for (const [fields, reason] of cases) {
+      const res = await post(t, "/credentials", fields);
+      expect(res.status, JSON.stringify(fields)).toBe(400);
+      const html = await res.text();
+      const at = html.indexOf('id="form-error"');
+      expect(at).toBeGreaterThan(html.indexOf('id="credentials-heading"'));
+      expect(alertText(html), JSON.stringify(fields)).toContain(reason);
+    }
     expect(await accessState(t.app.app_id)).toEqual(before);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The access sections of an owned app's console page: its grant links (listed without
- * token material; a form to mint one for a declared custom role; revoke) and its service
- * credentials (listed by prefix; a form to mint one with an allowlist of collections,
- * operations and "own rows only"; pause, resume, rotate with an overlap, revoke). The
+ * token material, with their pin; a form to mint one for a declared custom role, optionally
+ * pinned to a row key or a where list; revoke) and its service credentials (listed by
+ * prefix, with their mode and member-list access; a form to mint one, explicit or
+ * following, with an allowlist of collections, operations, "own rows only" and "no
+ * access", and the members flag; pause, resume, rotate with an overlap, revoke). The
  * forms post to the routes in `app-access.tsx`; a token is only ever shown on the page
  * that answers the mint or rotate post (`Secret`), never in a URL.
  */
@@ -35,6 +37,14 @@ function Uses({ g }: { g: GrantView }) {
   return <>{g.use_count} of {g.max_uses === null ? "unlimited" : g.max_uses}{g.claim_count !== g.use_count ? ` (${g.claim_count} opens)` : ""}</>;
 }
 
+function Pin({ g }: { g: GrantView }) {
+  if (g.pin_row_key !== null) return <>row <code>{g.pin_row_key}</code></>;
+  if (g.pin_where) {
+    return <>{g.pin_where.map((c, i) => <>{i ? " and " : "where "}<code>{`${c.field} ${c.op} ${JSON.stringify(c.value)}`}</code></>)}</>;
+  }
+  return <span class="muted">none</span>;
+}
+
 function grantState(g: GrantView): string {
   if (g.revoked_at) return "revoked";
   return g.active ? "active" : "expired";
@@ -48,12 +58,13 @@ function GrantLinks({ app, data, problem }: { app: AppRow; data: AccessData; pro
       <p>A grant link lets whoever opens it use the app with one custom role, without an account. Its address is shown once, when you create it.</p>
       {data.grants.length ? (
         <table id="grants">
-          <thead><tr><th scope="col">Label</th><th scope="col">Role</th><th scope="col">Mode</th><th scope="col">Uses</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+          <thead><tr><th scope="col">Label</th><th scope="col">Role</th><th scope="col">Mode</th><th scope="col">Pin</th><th scope="col">Uses</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
           <tbody>{data.grants.map((g) => (
             <tr data-grant-id={g.id} data-state={grantState(g)}>
               <th scope="row">{g.label ?? <span class="muted">no label</span>}</th>
               <td><code>{g.role}</code></td>
               <td>{g.mode}</td>
+              <td class="pin"><Pin g={g} /></td>
               <td><Uses g={g} /></td>
               <td>{grantState(g)}</td>
               <td><When iso={g.expires_at} /></td>
@@ -93,6 +104,20 @@ function GrantLinks({ app, data, problem }: { app: AppRow; data: AccessData; pro
             <label for="grant-ttl">Works for (days; empty: 30)</label>
             <input type="number" id="grant-ttl" name="ttl_days" min={1} max={3650} />
           </div>
+          <fieldset id="grant-pin">
+            <legend>Pin (optional)</legend>
+            <p class="muted">Narrows what the link reaches within its role: one row by its key, or the rows matching
+              every condition of a where list. Fill in one of the two, or neither for the role's whole reach.</p>
+            <div class="field">
+              <label for="grant-pin-row-key">Row key</label>
+              <input type="text" id="grant-pin-row-key" name="pin_row_key" maxlength={128} autocomplete="off" />
+            </div>
+            <div class="field">
+              <label for="grant-pin-where">Where conditions (JSON list of field, op, value)</label>
+              <textarea id="grant-pin-where" name="pin_where" rows={3} style="width:100%;font-family:monospace"
+                placeholder='[{"field": "project", "op": "eq", "value": "a"}]'></textarea>
+            </div>
+          </fieldset>
           <button type="submit" class="primary" id="create-grant">Create link</button>
         </form>
       ) : <p class="muted" id="no-roles">This app declares no custom roles; a grant link confers one.</p>}
@@ -107,9 +132,10 @@ function credentialState(v: CredentialView): string {
 }
 
 function Allowlist({ v }: { v: CredentialView }) {
-  if (v.mode === "following") return <span>follows the owner</span>;
+  const entries = v.grants.map((g) => <span><code>{g.collection}</code>: {g.ops.join(", ") || "no access"}{g.scope === "own" ? " (own rows)" : ""}<br /></span>);
+  if (v.mode === "following") return <>{v.grants.length ? <span>follows the owner, except:<br /></span> : <span>follows the owner</span>}{entries}</>;
   if (!v.grants.length) return <span class="muted">nothing</span>;
-  return <>{v.grants.map((g) => <span><code>{g.collection}</code>: {g.ops.join(", ") || "no operations"}{g.scope === "own" ? " (own rows)" : ""}<br /></span>)}</>;
+  return <>{entries}</>;
 }
 
 function CredentialRowView({ app, v }: { app: AppRow; v: CredentialView }) {
@@ -117,10 +143,12 @@ function CredentialRowView({ app, v }: { app: AppRow; v: CredentialView }) {
   const name = v.label ?? v.token_prefix;
   const state = credentialState(v);
   return (
-    <tr data-credential-id={v.id} data-state={state}>
+    <tr data-credential-id={v.id} data-state={state} data-mode={v.mode} data-members={v.members ? "yes" : "no"}>
       <th scope="row">{v.label ?? <span class="muted">no label</span>}</th>
       <td><code>{v.token_prefix}…</code>{v.previous_token_prefix ? <><br /><span class="muted">old <code>{v.previous_token_prefix}…</code> until <When iso={v.previous_expires_at} /></span></> : null}</td>
+      <td>{v.mode}</td>
       <td><Allowlist v={v} /></td>
+      <td>{v.members ? "reads it" : <span class="muted">no</span>}</td>
       <td>{state}</td>
       <td><When iso={v.expires_at} /></td>
       <td><When iso={v.last_used_at} /></td>
@@ -149,10 +177,10 @@ function Credentials({ app, data, problem }: { app: AppRow; data: AccessData; pr
   return (
     <section aria-labelledby="credentials-heading">
       <h2 id="credentials-heading">Service credentials</h2>
-      <p>A service credential lets a backend read and write this app's collections, only as far as its allowlist says. Its token is shown once, when you create or rotate it.</p>
+      <p>A service credential lets a backend read and write this app's collections, only as far as its allowlist says. Its token is shown once, when you create or rotate it. When someone accepts a transfer of the app, every credential is revoked.</p>
       {data.credentials.length ? (
         <table id="credentials">
-          <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Allowlist</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
+          <thead><tr><th scope="col">Label</th><th scope="col">Token</th><th scope="col">Mode</th><th scope="col">Allowlist</th><th scope="col">Member list</th><th scope="col">State</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
           <tbody>{data.credentials.map((v) => <CredentialRowView app={app} v={v} />)}</tbody>
         </table>
       ) : <p id="no-credentials">No service credentials yet.</p>}
@@ -164,6 +192,15 @@ function Credentials({ app, data, problem }: { app: AppRow; data: AccessData; pr
             <label for="credential-label">Label</label>
             <input type="text" id="credential-label" name="label" maxlength={200} autocomplete="off" />
           </div>
+          <div class="field">
+            <label for="credential-mode">Mode</label>
+            <select id="credential-mode" name="mode">
+              <option value="explicit">explicit: only what is ticked below</option>
+              <option value="following">following: whatever you may do, narrowed where ticked below</option>
+            </select>
+          </div>
+          <p class="muted">Under explicit, a collection with nothing ticked is out of reach. Under following, it follows
+            your own access; ticking operations narrows it to them, and "no access" carves it out.</p>
           {data.collections.map((col) => (
             <fieldset>
               <legend>Collection <code>{col}</code></legend>
@@ -175,10 +212,18 @@ function Credentials({ app, data, problem }: { app: AppRow; data: AccessData; pr
               ))}
               <span>
                 <input type="checkbox" name={`own:${col}`} value="1" id={`cred-${col}-own`} />{" "}
-                <label for={`cred-${col}-own`} style="display:inline;font-weight:normal">only rows it wrote</label>
+                <label for={`cred-${col}-own`} style="display:inline;font-weight:normal">only rows it wrote</label>{" "}
+              </span>
+              <span>
+                <input type="checkbox" name={`none:${col}`} value="1" id={`cred-${col}-none`} />{" "}
+                <label for={`cred-${col}-none`} style="display:inline;font-weight:normal">no access</label>
               </span>
             </fieldset>
           ))}
+          <div>
+            <input type="checkbox" name="members" value="1" id="credential-members" />{" "}
+            <label for="credential-members" style="display:inline;font-weight:normal">May read the app's member list (emails and roles)</label>
+          </div>
           <div class="field">
             <label for="credential-ttl">Works for (days; empty: 365)</label>
             <input type="number" id="credential-ttl" name="ttl_days" min={1} max={3650} />

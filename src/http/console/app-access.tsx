@@ -1,6 +1,7 @@
 /**
  * The forms of an owned app's access sections (grant links and service credentials) in
- * the console. Each form is read into the same body the /v1 routes take, checked by the
+ * the console. Each form is read into the same body the /v1 routes take (a grant link's
+ * optional pin, a credential's mode, allowlist and members flag included), checked by the
  * same schema and handed to the same functions (`mintGrantLink`, `revokeGrant`,
  * `mintCredential`, `setPaused`, `rotate`, `revoke`). A mint or rotate answers with a
  * page showing the link or token once (never a redirect, so it never sits in a URL or
@@ -22,6 +23,7 @@ import { appPage, myApp } from "./apps";
 import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
 
+type GrantInput = NonNullable<z.input<typeof credentialBody>["grants"]>[number];
 type Handler = (c: AppContext, human: HumanPrincipal, app: AppRow, form: URLSearchParams) => Promise<Response>;
 
 /** Signed in, the app is theirs and live, the form is read; fixable refusals re-render the page. */
@@ -58,14 +60,38 @@ function creator(human: HumanPrincipal): string {
   return `human:${human.humanId}`;
 }
 
+/**
+ * The optional pin: a row key, or a where list written as JSON. Only reading happens here
+ * (JSON text to a value); whether it is a pin at all (one of the two, a valid key, valid
+ * conditions) is the schema's call, as on /v1. Undefined when both fields are empty.
+ */
+function pinFrom(form: URLSearchParams): unknown {
+  const rowKey = (form.get("pin_row_key") ?? "").trim();
+  const whereText = (form.get("pin_where") ?? "").trim();
+  if (rowKey === "" && whereText === "") return undefined;
+  let where: unknown;
+  if (whereText !== "") {
+    try {
+      where = JSON.parse(whereText);
+    } catch {
+      throw new RelayError("invalid_request",
+        'pin_where: this is not JSON. Write a list of conditions, such as [{"field": "project", "op": "eq", "value": "a"}].', { field: "pin_where" });
+    }
+  }
+  return { ...(rowKey !== "" ? { row_key: rowKey } : {}), ...(whereText !== "" ? { where } : {}) };
+}
+
 const mintGrant: Handler = async (c, human, app, form) => {
   const days = whole(form, "ttl_days");
+  const pin = pinFrom(form);
   const body: z.input<typeof grantBody> = {
     role: form.get("role") ?? "",
     mode: (form.get("mode") || "multi") as "once" | "multi",
     max_uses: whole(form, "max_uses") ?? null,
     label: form.get("label") ?? "",
     ...(days !== undefined ? { ttl_seconds: days * 86_400 } : {}),
+    // Checked by the schema below, like a /v1 body.
+    ...(pin !== undefined ? { pin: pin as z.input<typeof grantBody>["pin"] } : {}),
   };
   const input = parseWith(grantBody, body, "body");
   const { row, url } = await mintGrantLink(c.env, app, await liveManifest(c.env, app), input, creator(human));
@@ -80,16 +106,35 @@ const revokeGrantForm: Handler = async (c, _human, app) => {
   return seeOther(c, back(app, "grant-revoked"));
 };
 
+/**
+ * The allowlist from the form, in the order the collections were named: a collection with
+ * ticked operations, or with "no access" ticked (an entry without operations: under
+ * `following` it carves the collection out). Every named collection is passed on, declared
+ * or not, so `checkGrants` refuses an unknown one exactly as on /v1.
+ */
+function grantsFrom(form: URLSearchParams): GrantInput[] {
+  const named: string[] = [];
+  for (const [field] of form) {
+    const m = /^(ops|none):(.*)$/s.exec(field);
+    if (m && !named.includes(m[2])) named.push(m[2]);
+  }
+  return named.map((collection) => {
+    const ops = form.getAll(`ops:${collection}`);
+    if (form.get(`none:${collection}`) && ops.length) {
+      throw new RelayError("invalid_request", `Collection "${collection.slice(0, 64)}": tick operations or "no access", not both.`, { field: `none:${collection.slice(0, 64)}` });
+    }
+    return { collection, ops: ops as Array<(typeof OPS)[number]>, ...(form.get(`own:${collection}`) ? { scope: "own" as const } : {}) };
+  });
+}
+
 const mintCredentialForm: Handler = async (c, human, app, form) => {
   const manifest = await liveManifest(c.env, app);
-  const grants = Object.keys(manifest.collections).flatMap((collection) => {
-    const ops = form.getAll(`ops:${collection}`);
-    if (!ops.length) return [];
-    return [{ collection, ops: ops as Array<(typeof OPS)[number]>, ...(form.get(`own:${collection}`) ? { scope: "own" as const } : {}) }];
-  });
   const days = whole(form, "ttl_days");
   const input = parseWith(credentialBody, {
-    mode: "explicit", grants, label: form.get("label") ?? "",
+    mode: (form.get("mode") || "explicit") as "explicit" | "following",
+    grants: grantsFrom(form),
+    members: form.get("members") !== null,
+    label: form.get("label") ?? "",
     ...(days !== undefined ? { ttl_seconds: days * 86_400 } : {}),
     ...(form.get("no_expiry") ? { no_expiry: true } : {}),
   }, "body");

@@ -35,7 +35,7 @@ const cond = z.strictObject({
 const pin = z.union([
   z.strictObject({ row_key: z.string().regex(ROW_KEY, "a row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -") }),
   z.strictObject({ where: z.array(cond).min(1).max(20) }),
-]);
+], { error: "a pin is either { row_key } or { where: [conditions] }, not both" });
 
 const label = z.string().trim().max(200).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
   .transform((s) => (s === "" ? null : s));
