@@ -67,7 +67,7 @@ export interface SocketHandoff {
  * holders of one grant link (whatever holder credential each was minted), or the viewers
  * one preview token let in.
  */
-export type SocketSelector = { humanId: string } | { grantLinkId: string } | { previewTokenId: string };
+export type SocketSelector = { humanId: string } | { agentId: string } | { grantLinkId: string } | { previewTokenId: string };
 
 /** Why every socket of the app is being closed (the Worker decides; see closeAll). */
 export type CloseReason = "dormant" | "suspended" | "reconnect";
@@ -93,6 +93,7 @@ interface SocketState {
 /** Whether a socket's state falls under a targeted close. */
 function selects(only: SocketSelector, s: SocketState): boolean {
   if ("humanId" in only) return (s.p.kind === "owner" || s.p.kind === "member") && s.p.humanId === only.humanId;
+  if ("agentId" in only) return s.p.kind === "agent" && s.p.agentId === only.agentId;
   if ("grantLinkId" in only) return s.p.kind === "grant" && s.p.linkId === only.grantLinkId;
   return s.k !== undefined && s.k === only.previewTokenId;
 }

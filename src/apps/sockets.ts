@@ -1,8 +1,9 @@
 /**
  * Ending the open feed sockets whose access was just withdrawn. A socket's principal is
  * fixed when it connects, so every change that takes access away from someone who may be
- * watching — a member removed or re-roled, a grant link revoked, a preview token revoked —
- * closes that someone's sockets in the same request, right after the change is stored.
+ * watching — a member removed or re-roled, a grant link revoked, a preview token revoked,
+ * an agent paused or its keys revoked — closes that someone's sockets in the same request,
+ * right after the change is stored.
  * The close is 1012 ("reconnect"): the client comes back and is judged afresh, so a
  * withdrawn credential is refused and a re-roled member sees with the new roles.
  *
@@ -12,6 +13,7 @@
  */
 import type { SocketSelector } from "../../durable-objects/app-store/watchers";
 import { appStore } from "./store";
+import { appIdsOfOwner } from "../db/apps";
 
 export type { SocketSelector };
 
@@ -22,4 +24,15 @@ export async function endSockets(env: Env, appId: string, only: SocketSelector, 
   } catch (err) {
     console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
   }
+}
+
+/**
+ * Closes an agent's feed sockets on every app of its owner (the apps it can reach): its
+ * socket was opened with a key that was just paused or revoked. A socket of an agent that
+ * still holds another live key simply reconnects with it.
+ */
+export async function endAgentSockets(env: Env, ownerHumanId: string | null, agentId: string, why: string): Promise<void> {
+  if (ownerHumanId === null) return;
+  const appIds = await appIdsOfOwner(env, ownerHumanId);
+  await Promise.all(appIds.map((appId) => endSockets(env, appId, { agentId }, why)));
 }

@@ -40,6 +40,11 @@ export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: 
   return (await db(env).select().from(apps).where(ownedAppCondition(ownerHumanId, idOrSlug)).limit(1))[0];
 }
 
+/** The ids of every app the human owns, whatever its status. */
+export async function appIdsOfOwner(env: Env, ownerHumanId: string): Promise<string[]> {
+  return (await db(env).select({ id: apps.id }).from(apps).where(eq(apps.ownerHumanId, ownerHumanId))).map((r) => r.id);
+}
+
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
   return (await db(env).select().from(apps).where(eq(apps.slug, slug)).limit(1))[0];
 }

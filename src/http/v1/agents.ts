@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
+import { endAgentSockets } from "../../apps/sockets";
 import { RelayError } from "../../errors";
 import { claimAgent, getAgent, getKey, mintKey, revokeKey } from "../../db/agents";
 import { findLiveClaimCode, releaseClaimCode, spendClaimCode } from "../../db/codes";
@@ -83,6 +84,8 @@ export function agentRoutes(app: Hono<AppEnv>): void {
     const caller = c.get("agent");
     if (c.req.param("id") !== caller.agentId) throw new RelayError("forbidden", "You can only revoke your own key: use your agent_id from GET /v1/keys.");
     await revokeKey(c.env, caller.keyId);
+    // Sockets do not remember which key opened them: all of the agent's reconnect, and only those with a live key come back.
+    await endAgentSockets(c.env, caller.ownerHumanId, caller.agentId, "agent key revoked");
     return c.body(null, 204);
   });
 }
