@@ -16,7 +16,7 @@ import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./ro
 import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
 import { backfillConflicts, reconcileUnique } from "./unique";
 import type { EffectKind } from "../../src/rules/match";
-import { anyRetention, retentionView, setOverride, sweep, type Axes, type RetentionView } from "./retention";
+import { retentionView, setOverride, sweep, sweepDue, type Axes, type RetentionView } from "./retention";
 import { Watchers, type CloseReason, type SocketSelector } from "./watchers";
 
 export const ROWS_TABLE = "_svc_rows";
@@ -127,7 +127,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.ctx.storage.transactionSync(() => reconcileUnique(this.ctx.storage.sql, manifest));
     writeMeta(this.ctx.storage.sql, "app_id", appId);
     writeMeta(this.ctx.storage.sql, "live_version", String(version));
-    if (anyRetention(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
+    if (sweepDue(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
     return manifest;
   }
 
@@ -166,6 +166,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     if (entries.length && this.outboxPending()) void this.alarmWithin(OUTBOX_FLUSH_DELAY_MS);
     // Every thousandth entry, make sure the sweep will come to prune the feed.
     if (entries.some((e) => e.seq % 1000 === 0)) void this.ensureAlarm();
+    // A soft delete leaves a tombstone the sweep must drop once the restore window closes.
+    else if (entries.some((e) => e.op === "delete" && !e.purged)) void this.ensureAlarm();
   }
 
   // ---- rows ----
@@ -387,7 +389,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
   }
 
-  /** The sweep: rows over their retention bounds, and feed entries beyond the kept window. */
+  /** The sweep: rows over their retention bounds, tombstones past the restore window, and feed entries beyond the kept window. */
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     const appId = readMeta(sql, "app_id");
@@ -400,7 +402,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     const feedMoved = pruneFeed(sql);
     if (pruned > 0 || feedMoved) this.afterCommit([]);
     const feedSize = Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_feed").one().n);
-    if (anyRetention(manifest, sql, maxRows) || feedSize > FEED_KEEP) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
+    if (sweepDue(manifest, sql, maxRows) || feedSize > FEED_KEEP) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
   }
 
   // ---- app-level ----

@@ -5,11 +5,16 @@
  * next sweep would prune, and the sweep itself. Pruning hard-deletes live rows without
  * feed entries; the app's starter rows (creator `system`) are never pruned nor counted.
  * The feed floor moves to the head so every watcher resyncs.
+ *
+ * The same sweep removes soft-deleted rows past the restore window (rows.ts
+ * `restoreCutoff`), which nothing can restore any more: scrubbed as a purge scrubs them,
+ * but feed-silent, and with no resync, since no reader saw them after their delete.
  */
 import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
 import { readMeta, writeMeta } from "./schema";
 import { headSeq } from "./feed";
+import { restoreCutoff } from "./rows";
 
 export interface Axes {
   maxRows: number | null;
@@ -90,8 +95,37 @@ export function anyRetention(manifest: CompiledManifest, sql: SqlStorage, maxRow
   });
 }
 
-/** Hard-deletes every row over its collection's bounds; returns how many went. */
+/** Soft-deleted rows past the restore window (purged ones are already scrubbed: their marker answers restore_expired). */
+const EXPIRED = "deleted_at IS NOT NULL AND purged = 0 AND deleted_at < ?";
+
+/** Whether the sweep has work to come: a retention bound, or a tombstone that will expire. */
+export function sweepDue(manifest: CompiledManifest, sql: SqlStorage, maxRowsPerApp: number): boolean {
+  return anyRetention(manifest, sql, maxRowsPerApp)
+    || sql.exec("SELECT 1 FROM _svc_rows WHERE deleted_at IS NOT NULL AND purged = 0 LIMIT 1").toArray().length > 0;
+}
+
+/**
+ * Removes tombstones past the restore window for good: the row goes (the usage triggers
+ * free its bytes) and its earlier feed entries keep their place with data null (JSON
+ * null, as a purge leaves them, so none reads as an audited purge). Nothing is appended.
+ */
+function dropExpired(sql: SqlStorage, now: number): number {
+  const cutoff = restoreCutoff(now);
+  const n = Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM _svc_rows WHERE ${EXPIRED}`, cutoff).one().n);
+  if (n === 0) return 0;
+  sql.exec(
+    `UPDATE _svc_feed SET data = 'null' WHERE data IS NOT NULL AND (collection, key) IN (SELECT collection, key FROM _svc_rows WHERE ${EXPIRED})`, cutoff,
+  );
+  sql.exec(`DELETE FROM _svc_rows WHERE ${EXPIRED}`, cutoff);
+  return n;
+}
+
+/**
+ * Hard-deletes every row over its collection's bounds and drops expired tombstones;
+ * returns how many live rows were pruned (watchers must resync: rows left their lists).
+ */
 export function sweep(manifest: CompiledManifest, sql: SqlStorage, maxRowsPerApp: number, now = Date.now()): number {
+  dropExpired(sql, now);
   let pruned = 0;
   for (const collection of Object.keys(manifest.collections)) {
     const rids = prunableRids(sql, collection, effectiveOf(manifest, sql, collection, maxRowsPerApp), now);

@@ -70,6 +70,15 @@ export interface WriteContext {
 }
 
 export const RESTORE_WINDOW_DAYS = 30;
+
+/**
+ * Rows soft-deleted before this instant (ISO, like `deleted_at`) are past the restore
+ * window: restore answers restore_expired, the deleted list leaves them out, and the
+ * store's sweep removes them (retention.ts).
+ */
+export function restoreCutoff(now: number): string {
+  return new Date(now - RESTORE_WINDOW_DAYS * 86_400_000).toISOString();
+}
 const KEY_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
 /** Keys that name a collection route (`…/count`, `…/deleted`, …): a row there could never be reached. */
 const RESERVED_KEYS = new Set(["count", "deleted", "batch", "retention"]);
@@ -249,6 +258,7 @@ export class Rows {
     this.collection(collection);
     const decision = authorize(this.manifest, principal, "listDeleted", { collection });
     if (!decision.ok) fail(decision);
+    // Only recoverable rows: those past the restore window wait for the sweep, unlisted.
     // `before` is a previous next_before (`<deleted_at>~<rid>`: rows deleted in the same
     // millisecond are told apart by rid) or a bare timestamp.
     const cursor = input.before ? /^(.*)~(\d{1,15})$/.exec(input.before) : null;
@@ -256,9 +266,9 @@ export class Rows {
       ? { sql: "AND (deleted_at < ? OR (deleted_at = ? AND rid < ?))", params: [cursor[1], cursor[1], Number(cursor[2])] }
       : input.before ? { sql: "AND deleted_at < ?", params: [input.before] } : { sql: "", params: [] };
     const { page, more } = takePage(this.sql.exec<StoredRow>(
-      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 ${before.sql}
+      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 AND deleted_at >= ? ${before.sql}
        ORDER BY deleted_at DESC, rid DESC LIMIT ?`,
-      collection, ...before.params, input.limit + 1,
+      collection, restoreCutoff(Date.now()), ...before.params, input.limit + 1,
     ), input.limit, (row) => row.bytes);
     const last = page[page.length - 1];
     return {
