@@ -1,15 +1,24 @@
 /**
- * Row queries as parameterised SQL: `where` conditions, `sort`, and keyset cursors, for
- * the list endpoint of one collection. Pure: it reads the compiled collection to check
- * field names and types, and returns SQL text plus bound values. Field names never enter
- * the SQL text; they travel as bound JSON paths (`$.field`).
+ * Row queries as SQL: `where` conditions, `sort`, and keyset cursors, for the list
+ * endpoint of one collection. Pure: it reads the compiled collection to check field names
+ * and types, and returns SQL text plus values. Field names and values never enter the SQL
+ * text: the builders leave `?` placeholders, and `compactParams` gathers every distinct
+ * value into ONE bound JSON array that the statement reads back with
+ * `json_extract(?1, '$[i]')`. So a statement binds a single parameter however many
+ * conditions, relations, pin terms and sort fields it combines (the store refuses a
+ * statement with more than 100), and a number reaches SQLite through the same JSON parser
+ * as the stored row data, so values JavaScript calls equal compare equal in SQL too.
  *
- * Semantics (WIRE §2.3): conditions are ANDed; comparisons never coerce across types (a
- * condition only matches rows whose field has the condition value's JSON type); a
- * missing or null field matches nothing; sort defaults to ascending; ties break by the
- * row's insertion order, so a cursor is stable. A cursor is valid only with the sort
- * that produced it. Pages (rows, deleted rows, feed entries) also stop at PAGE_BYTES of
- * data, so a page of large rows always fits through RPC.
+ * Semantics (WIRE §2.3), exactly those of the in-memory evaluator `matchesCond`
+ * (src/permissions/filters.ts) that single-row reads and the feed socket use: conditions
+ * are ANDed; a condition matches only a field holding a string, number or boolean of the
+ * condition value's own type (never across types, for `neq` and `notIn` too: `notIn` is
+ * "neq every value", so a list mixing types matches nothing); a missing or null field, an
+ * array or an object matches nothing; booleans never order. Strings compare by code
+ * point. Sort defaults to ascending; ties break by the row's insertion order, so a cursor
+ * is stable. A cursor is bound to the app, the collection and the sort that produced it.
+ * Pages (rows, deleted rows, feed entries) also stop at PAGE_BYTES of data, so a page of
+ * large rows always fits through RPC.
  */
 import { RelayError } from "../../src/errors";
 import { propertyTypes } from "../../src/manifest/schema";
@@ -38,12 +47,6 @@ const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_CONDITIONS = 20;
 const MAX_SORT = 4;
 const MAX_IN_VALUES = 100;
-
-function jsonTypesOf(value: Scalar): string[] {
-  if (typeof value === "string") return ["text"];
-  if (typeof value === "boolean") return [value ? "true" : "false"];
-  return ["integer", "real"];
-}
 
 function schemaTypeOf(value: Scalar): string {
   return typeof value === "string" ? "string" : typeof value === "boolean" ? "boolean" : "number";
@@ -98,43 +101,64 @@ function condition(collection: CompiledCollection, cond: unknown, index: number)
   throw new RelayError("invalid_request", `${where}.op must be one of eq, neq, in, notIn, gt, lt, gte, lte.`, { field: `${where}.op` });
 }
 
-const PRESENT = "(json_type(data, ?) IS NOT NULL AND json_type(data, ?) != 'null')";
+type Kind = "string" | "number" | "boolean";
+
+function kindOf(value: Scalar): Kind {
+  return typeof value as Kind;
+}
+
+/** The JSON types (`json_type`) a field holds when it has this kind; constants of this file, never input. */
+function typesOf(kind: Kind, booleans?: readonly boolean[]): string {
+  if (kind === "string") return "('text')";
+  if (kind === "number") return "('integer', 'real')";
+  const names = [...new Set(booleans ?? [true, false])].map((b) => (b ? "'true'" : "'false'"));
+  return `(${names.join(", ")})`;
+}
+
+const TYPE = "json_type(data, ?)";
+const VALUE = "json_extract(data, ?)";
+
+/** The field holds a value of this kind (so it is present, not null, not an array or object). */
+function hasKind(path: string, kind: Kind): SqlFragment {
+  return { sql: `${TYPE} IN ${typesOf(kind)}`, params: [path] };
+}
+
+/** The field equals one of `values`, all of one kind (booleans by their JSON type). */
+function equalsOneOf(path: string, kind: Kind, values: Scalar[]): SqlFragment {
+  if (kind === "boolean") return { sql: `${TYPE} IN ${typesOf("boolean", values as boolean[])}`, params: [path] };
+  // The list travels as one JSON array, so its numbers go through the same parser as the row's.
+  return { sql: `(${TYPE} IN ${typesOf(kind)} AND ${VALUE} IN (SELECT value FROM json_each(?)))`, params: [path, path, values] };
+}
 
 /**
- * A checked (field, op, value) as SQL over `data`. Also used for permission filter
- * terms, whose fields come from the compiled manifest. A boolean never orders.
+ * A checked (field, op, value) as SQL over `data`. Also used for permission filter terms
+ * (relations, grant pins), whose fields come from the compiled manifest. It matches
+ * exactly the rows `matchesCond` accepts.
  */
 export function compareSql(field: string, op: CondOp, value: Scalar | Scalar[]): SqlFragment {
   const path = `$.${field}`;
   if (op === "in" || op === "notIn") {
-    // The whole list travels as ONE bound JSON array, so a long list never runs into the
-    // store's cap on bound parameters; each element matches only its own JSON type.
-    const any = {
-      sql: `EXISTS (SELECT 1 FROM json_each(?) AS v WHERE (v.type = json_type(data, ?) OR (v.type IN ('integer', 'real') AND json_type(data, ?) IN ('integer', 'real'))) AND v.value = json_extract(data, ?))`,
-      params: [JSON.stringify(value), path, path, path],
-    };
-    return op === "in"
-      ? { sql: `(${any.sql})`, params: any.params }
-      : { sql: `(${PRESENT} AND NOT (${any.sql}))`, params: [path, path, ...any.params] };
+    const list = Array.isArray(value) ? value : [value];
+    const kinds = [...new Set(list.map(kindOf))];
+    if (op === "in") {
+      const any = kinds.map((k) => equalsOneOf(path, k, list.filter((v) => kindOf(v) === k)));
+      return any.length === 0 ? { sql: "0", params: [] } : { sql: `(${any.map((a) => a.sql).join(" OR ")})`, params: any.flatMap((a) => a.params) };
+    }
+    // "neq every value": a value of another type than the field's makes it false.
+    if (kinds.length !== 1) return { sql: "0", params: [] };
+    const has = hasKind(path, kinds[0]);
+    const any = equalsOneOf(path, kinds[0], list);
+    return { sql: `(${has.sql} AND NOT (${any.sql}))`, params: [...has.params, ...any.params] };
   }
-  const scalar = value as Scalar;
-  if (op === "eq") return equalsSql(path, scalar);
-  if (op === "neq") {
-    const eq = equalsSql(path, scalar);
-    return { sql: `(${PRESENT} AND NOT (${eq.sql}))`, params: [path, path, ...eq.params] };
+  if (Array.isArray(value)) return { sql: "0", params: [] };
+  const kind = kindOf(value);
+  if (kind === "boolean") {
+    // eq true: the JSON type is true; neq true: it is false. Booleans never order.
+    if (op === "eq" || op === "neq") return { sql: `${TYPE} = ?`, params: [path, (op === "eq") === value ? "true" : "false"] };
+    return { sql: "0", params: [] };
   }
-  if (typeof scalar === "boolean") return { sql: "0", params: [] };
-  const types = jsonTypesOf(scalar);
-  return {
-    sql: `(json_type(data, ?) IN (${types.map(() => "?").join(", ")}) AND json_extract(data, ?) ${comparators[op]} ?)`,
-    params: [path, ...types, path, scalar],
-  };
-}
-
-function equalsSql(path: string, value: Scalar): SqlFragment {
-  if (typeof value === "boolean") return { sql: "json_type(data, ?) = ?", params: [path, value ? "true" : "false"] };
-  const types = jsonTypesOf(value);
-  return { sql: `(json_type(data, ?) IN (${types.map(() => "?").join(", ")}) AND json_extract(data, ?) = ?)`, params: [path, ...types, path, value] };
+  const sqlOp = op === "eq" ? "=" : op === "neq" ? "!=" : comparators[op];
+  return { sql: `(${TYPE} IN ${typesOf(kind)} AND ${VALUE} ${sqlOp} ?)`, params: [path, path, value] };
 }
 
 export function whereSql(collection: CompiledCollection, where: unknown): SqlFragment {
@@ -151,10 +175,16 @@ export interface ResolvedSort {
   fields: { field: string; dir: "asc" | "desc" }[];
   /** Identifies the sort inside a cursor. */
   signature: string;
+  /** The collection listed: a cursor answers only for it. */
+  collection: string;
+  /** The app whose store is listed (its id), when known: a cursor answers only for it. */
+  app: string | null;
 }
 
-export function resolveSort(collection: CompiledCollection, sort: unknown): ResolvedSort {
-  if (sort === undefined) return { fields: [], signature: "" };
+/** Checks a `sort` for `collection`; `app` (the app's id) binds the cursors it makes to that app. */
+export function resolveSort(collection: CompiledCollection, sort: unknown, app: string | null = null): ResolvedSort {
+  const bound = { collection: collection.name, app };
+  if (sort === undefined) return { fields: [], signature: "", ...bound };
   if (!Array.isArray(sort) || sort.length > MAX_SORT) {
     throw new RelayError("invalid_request", `q.sort must be an array of at most ${MAX_SORT} entries.`, { field: "q.sort" });
   }
@@ -166,7 +196,7 @@ export function resolveSort(collection: CompiledCollection, sort: unknown): Reso
     if (dir !== undefined && dir !== "asc" && dir !== "desc") throw new RelayError("invalid_request", `${where}.dir must be "asc" or "desc".`, { field: `${where}.dir` });
     return { field: checkField(collection, field, `${where}.field`), dir: (dir ?? "asc") as "asc" | "desc" };
   });
-  return { fields, signature: fields.map((f) => `${f.field}:${f.dir}`).join(",") };
+  return { fields, signature: fields.map((f) => `${f.field}:${f.dir}`).join(","), ...bound };
 }
 
 /** ORDER BY: each sort field (nulls first ascending, last descending), then insertion order. */
@@ -175,14 +205,17 @@ export function orderSql(sort: ResolvedSort): SqlFragment {
   return { sql: [...parts, "rid ASC"].join(", "), params: sort.fields.map((f) => `$.${f.field}`) };
 }
 
+/** What a cursor carries: app, collection, sort signature, the last row's sort values and rid. */
 interface CursorState {
+  a: string | null;
+  c: string;
   s: string;
   v: unknown[];
   r: number;
 }
 
 export function encodeCursor(sort: ResolvedSort, values: unknown[], rid: number): string {
-  const json = JSON.stringify({ s: sort.signature, v: values, r: rid } satisfies CursorState);
+  const json = JSON.stringify({ a: sort.app, c: sort.collection, s: sort.signature, v: values, r: rid } satisfies CursorState);
   return btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
@@ -192,10 +225,10 @@ function decodeCursor(cursor: string): CursorState {
     const state = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))) as CursorState;
     // Only what encodeCursor writes: sort values are null, strings or finite numbers.
     const value = (v: unknown) => v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-    if (typeof state === "object" && state !== null && typeof state.s === "string" && Array.isArray(state.v) && state.v.every(value)
-      && Number.isSafeInteger(state.r) && state.r >= 0) return state;
+    if (typeof state === "object" && state !== null && (state.a === null || typeof state.a === "string") && typeof state.c === "string"
+      && typeof state.s === "string" && Array.isArray(state.v) && state.v.every(value) && Number.isSafeInteger(state.r) && state.r >= 0) return state;
   } catch { /* fall through */ }
-  throw new RelayError("invalid_request", "This cursor was not issued by the relay.", { field: "since" });
+  throw new RelayError("invalid_request", "This cursor was not issued by the relay (or by an older version of it); list again without since.", { field: "since" });
 }
 
 /**
@@ -204,6 +237,12 @@ function decodeCursor(cursor: string): CursorState {
  */
 export function afterCursorSql(sort: ResolvedSort, cursor: string): SqlFragment {
   const state = decodeCursor(cursor);
+  if (state.a !== sort.app) {
+    throw new RelayError("invalid_request", "This cursor belongs to another app's list; list again without since.", { field: "since" });
+  }
+  if (state.c !== sort.collection) {
+    throw new RelayError("invalid_request", "This cursor belongs to another collection's list; list again without since.", { field: "since" });
+  }
   if (state.s !== sort.signature || state.v.length !== sort.fields.length) {
     throw new RelayError("invalid_request", "This cursor was made with another sort; send the same sort again or start over.", { field: "since" });
   }
@@ -239,27 +278,36 @@ export function cursorValues(sort: ResolvedSort, data: unknown): unknown[] {
 }
 
 /**
- * The store binds at most 100 parameters per statement. Field paths, JSON type names and
- * values repeat across conditions, so each distinct value is bound once and referred to
- * by number (`?N`). Returns the same query with numbered, de-duplicated parameters.
+ * Turns a fragment's `?` placeholders into ONE bound parameter: every distinct value goes
+ * once into a JSON array, and each placeholder becomes `json_extract(?1, '$[i]')`. SQLite
+ * evaluates such a constant expression once per statement, not per row. Values are
+ * strings, finite numbers, null, or arrays of strings and numbers (read with `json_each`);
+ * a number comes back through SQLite's JSON parser, exactly as the stored data's numbers do.
  */
 export function compactParams(fragment: SqlFragment): SqlFragment {
   const slots = new Map<string, number>();
-  const params: unknown[] = [];
+  const values: unknown[] = [];
   let next = 0;
   const sql = fragment.sql.replace(/\?/g, () => {
+    if (next >= fragment.params.length) throw new Error(`compactParams: more placeholders than the ${fragment.params.length} parameters`);
     const value = fragment.params[next++];
-    const id = `${value === null ? "null" : typeof value}:${String(value)}`;
+    if (!packable(value)) throw new Error(`compactParams: cannot bind ${String(value)}`);
+    const id = `${typeof value}:${JSON.stringify(value)}`;
     let slot = slots.get(id);
     if (slot === undefined) {
-      params.push(value);
-      slot = params.length;
+      slot = values.length;
+      values.push(value);
       slots.set(id, slot);
     }
-    return `?${slot}`;
+    return `json_extract(?1, '$[${slot}]')`;
   });
   if (next !== fragment.params.length) throw new Error(`compactParams: ${next} placeholders for ${fragment.params.length} parameters`);
-  return { sql, params };
+  return { sql, params: values.length ? [JSON.stringify(values)] : [] };
+}
+
+function packable(value: unknown): boolean {
+  const plain = (v: unknown) => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+  return value === null || plain(value) || (Array.isArray(value) && value.every(plain));
 }
 
 /**

@@ -10,7 +10,7 @@ import { authorize, authorOf, machineAuthor, refusals, type Author, type Princip
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
 import { appendFeed, type FeedEntry } from "./feed";
-import { readUsage } from "./schema";
+import { readMeta, readUsage } from "./schema";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 
 export type StoredRow = {
@@ -225,7 +225,7 @@ export class Rows {
     const decision = authorize(this.manifest, principal, "list", { collection });
     if (!decision.ok) fail(decision);
     const where = whereSql(col, input.where);
-    const sort = resolveSort(col, input.sort);
+    const sort = resolveSort(col, input.sort, readMeta(this.sql, "app_id"));
     const after = input.since ? afterCursorSql(sort, input.since) : { sql: "1", params: [] };
     const scope = filterSql(decision.filter);
     const order = orderSql(sort);

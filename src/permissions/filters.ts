@@ -68,8 +68,12 @@ export function pinTerms(pin: GrantPin | null): RowTerm[] {
 
 /**
  * One row-query condition against row data (WIRE §2.3): comparisons never coerce across
- * types, a missing or null field matches nothing (for every operator, `neq` and `notIn`
- * included), and only strings and numbers order (`gt`… on booleans match nothing).
+ * types, a missing or null field (or an array or object) matches nothing, for every
+ * operator, `neq` and `notIn` included; `in` is "eq some value" and `notIn` "neq every
+ * value", so a value of another type than the field's never counts as "not equal"; only
+ * strings and numbers order (`gt`… on booleans match nothing), strings by code point.
+ * The list query's SQL (durable-objects/app-store/query.ts `compareSql`) matches exactly
+ * the same rows.
  */
 export function matchesCond(cond: Cond, data: unknown): boolean {
   if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
@@ -92,16 +96,35 @@ export function matchesCond(cond: Cond, data: unknown): boolean {
     case "gte":
     case "lte": {
       if (Array.isArray(v) || !same(v) || typeof actual === "boolean") return false;
-      const a = actual as string | number;
-      const b = v as string | number;
-      if (cond.op === "gt") return a > b;
-      if (cond.op === "lt") return a < b;
-      if (cond.op === "gte") return a >= b;
-      return a <= b;
+      const order = typeof actual === "string" ? compareCodePoints(actual, v as string) : Math.sign((actual as number) - (v as number));
+      if (cond.op === "gt") return order > 0;
+      if (cond.op === "lt") return order < 0;
+      if (cond.op === "gte") return order >= 0;
+      return order <= 0;
     }
   }
 }
 
 function isScalar(value: unknown): value is Scalar {
   return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/**
+ * Strings in code point order, as SQLite compares their UTF-8 bytes (JavaScript's `<`
+ * compares UTF-16 code units, which puts U+E000–U+FFFF after every astral character).
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      // Surrogates (astral characters) sort after U+E000–U+FFFF.
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
 }

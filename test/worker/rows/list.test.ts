@@ -1,7 +1,8 @@
 // GET /v1/apps/:id/collections/:name (WIRE §2.3, spec A Shapes 4): limit bounds, the q
 // grammar and its refusals, where semantics (no coercion across types; missing and null
 // match nothing, neq and notIn included), sort with nulls and ties, and keyset cursors
-// that visit every row exactly once, even while rows are being inserted.
+// that visit every row exactly once, even while rows are being inserted, and answer only
+// for the app, collection and sort that made them.
 import { describe, expect, it, vi } from "vitest";
 import { expectError, json } from "../helpers";
 import { listQuery, seedRows, setup, type Ctx, type Row } from "./fixtures";
@@ -191,12 +192,17 @@ describe("list: where semantics", () => {
     expect(await names(ctx, named, { field: "nope", op: "eq", value: 1 })).toEqual([]);
   });
 
-  it("missing and null fields match nothing, neq and notIn included", async () => {
+  it("missing and null fields, arrays, objects and values of another type match nothing, neq and notIn included", async () => {
     const { ctx, named } = await mixed();
-    const present = ["one", "two", "twoStr", "b", "t", "f", "twoHalf", "arr", "obj", "zero", "empty"];
-    expect(await names(ctx, named, { field: "v", op: "neq", value: 2 })).toEqual(present.filter((n) => n !== "two"));
-    expect(await names(ctx, named, { field: "v", op: "neq", value: "zzz" })).toEqual(present);
-    expect(await names(ctx, named, { field: "v", op: "notIn", value: [2, "b", true] })).toEqual(present.filter((n) => !["two", "b", "t"].includes(n)));
+    // neq compares like eq: only fields of the condition value's type, never across types.
+    expect(await names(ctx, named, { field: "v", op: "neq", value: 2 })).toEqual(["one", "twoHalf", "zero"]);
+    expect(await names(ctx, named, { field: "v", op: "neq", value: "zzz" })).toEqual(["twoStr", "b", "empty"]);
+    expect(await names(ctx, named, { field: "v", op: "neq", value: true })).toEqual(["f"]);
+    // notIn is "neq every value": one value per type it may hold, and a list mixing types matches nothing.
+    expect(await names(ctx, named, { field: "v", op: "notIn", value: [2, 0] })).toEqual(["one", "twoHalf"]);
+    expect(await names(ctx, named, { field: "v", op: "notIn", value: ["b"] })).toEqual(["twoStr", "empty"]);
+    expect(await names(ctx, named, { field: "v", op: "notIn", value: [false] })).toEqual(["t"]);
+    expect(await names(ctx, named, { field: "v", op: "notIn", value: [2, "b", true] })).toEqual([]);
     expect(await names(ctx, named, { field: "nope", op: "neq", value: 1 })).toEqual([]);
     expect(await names(ctx, named, { field: "nope", op: "notIn", value: [1] })).toEqual([]);
   });
@@ -408,8 +414,34 @@ describe("list: sort and cursor paging", () => {
     }
     await refused(ctx, "tasks", { q: { sort: [{ field: "n" }] }, since: "x".repeat(2001) }, "since");
     // A well-formed cursor the relay could have made works, wherever it points.
-    expect((await ctx.list("tasks", { q: { sort: [{ field: "n" }] }, since: b64(JSON.stringify({ s: "n:asc", v: [2], r: 0 })) })).rows.map((r) => r.data.n)).toEqual([2, 3, 4]);
-    expect((await ctx.list("tasks", { since: b64(JSON.stringify({ s: "", v: [], r: 999999 })) })).rows).toEqual([]);
+    const made = { a: ctx.appId, c: "tasks", s: "n:asc", v: [2], r: 0 };
+    expect((await ctx.list("tasks", { q: { sort: [{ field: "n" }] }, since: b64(JSON.stringify(made)) })).rows.map((r) => r.data.n)).toEqual([2, 3, 4]);
+    expect((await ctx.list("tasks", { since: b64(JSON.stringify({ ...made, s: "", v: [], r: 999999 })) })).rows).toEqual([]);
+    // Without the app and collection it was made for (an older cursor shape): refused.
+    await refused(ctx, "tasks", { q: { sort: [{ field: "n" }] }, since: b64(JSON.stringify({ s: "n:asc", v: [2], r: 0 })) }, "since");
+  }, 60_000);
+
+  it("a cursor from another collection or another app → 400 (field since), never a silent empty page", async () => {
+    const ctx = await setup();
+    const other = await setup();
+    await batch(ctx, "tasks", Array.from({ length: 3 }, (_, i) => ({ title: `t${i}`, n: i })));
+    await batch(ctx, "free", Array.from({ length: 3 }, (_, i) => ({ n: i })));
+    await batch(other, "tasks", Array.from({ length: 3 }, (_, i) => ({ title: `o${i}`, n: i })));
+    for (const q of [undefined, { sort: [{ field: "n" }] }]) {
+      const tasks = await ctx.list("tasks", { q, limit: 1 });
+      const free = await ctx.list("free", { q, limit: 1 });
+      const elsewhere = await other.list("tasks", { q, limit: 1 });
+      const e1 = await expectError(await ctx.agentCall(ctx.path("free", listQuery({ q, since: tasks.next_cursor }))), 400, "invalid_request");
+      expect(e1.details).toEqual({ field: "since" });
+      expect(e1.message).toContain("another collection");
+      await refused(ctx, "tasks", { q, since: free.next_cursor }, "since");
+      const e2 = await expectError(await ctx.agentCall(ctx.path("tasks", listQuery({ q, since: elsewhere.next_cursor }))), 400, "invalid_request");
+      expect(e2.details).toEqual({ field: "since" });
+      expect(e2.message).toContain("another app");
+      // Each cursor still pages its own list.
+      expect((await ctx.list("tasks", { q, since: tasks.next_cursor })).rows.map((r) => r.data.n)).toEqual([1, 2]);
+      expect((await other.list("tasks", { q, since: elsewhere.next_cursor })).rows.map((r) => r.data.n)).toEqual([1, 2]);
+    }
   }, 60_000);
 
   it("pages of large rows stop early (has_more) and still page through every row", async () => {
