@@ -85,7 +85,7 @@ export const catalogue = {
   purge_forbidden: entry(403, "Only the owner or the owning agent may purge.", "Ask the owner."),
   quota_exceeded: entry(413, "The attachment quota for this scope is full.", "Delete attachments you no longer need."),
   rate_limited: entry(429, "Too many requests: a per-address limiter's window, or an owner's daily cap on invitation mail, is full.", "Wait for the Retry-After seconds, then retry.", true),
-  resync_required: entry(410, "The feed cursor is below the retention floor.", "Re-list each collection and resume from the newest cursor."),
+  resync_required: entry(410, "The feed cursor is below the retention floor, or past the newest entry.", "Re-list each collection and resume from the newest cursor (details.head on the long-poll)."),
   row_not_found: entry(404, "No live row at that key is visible to you.", "Check the key; rows your read list hides are never shown."),
   row_schema_violation: entry(422, "The row's data fails the collection schema; nothing was written.", "Fix the fields at the paths listed in details."),
   schedule_invalid: entry(400, "A schedules rule is malformed.", "Fix the rule named in details."),

@@ -13,7 +13,7 @@ import { parseManifest, manifestLimitsFrom, type CompiledManifest } from "../../
 import type { Principal } from "../../src/permissions";
 import { migrate, readMeta, readUsage, SCHEMA_VERSION, writeMeta } from "./schema";
 import { Rows, type DeletedRowView, type RowView, type WriteContext } from "./rows";
-import { pruneFeed, readFeed, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
+import { checkFeedCollections, pruneFeed, readFeed, resyncRequired, FEED_KEEP, type FeedEntry, type FeedPage } from "./feed";
 import { backfillConflicts, reconcileUnique } from "./unique";
 import type { EffectKind } from "../../src/rules/match";
 import { retentionView, setOverride, sweep, sweepDue, type Axes, type RetentionView } from "./retention";
@@ -85,7 +85,7 @@ export interface AppStoreApi {
   deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>>;
   batchCreate(call: CallContext, collection: string, input: BatchCreateInput): Promise<Outcome<BatchResult>>;
   batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchResult>>;
-  feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>>;
+  feed(call: CallContext, since: number, limit: number, waitMs: number, collections?: string[]): Promise<Outcome<FeedPage>>;
   getRetention(call: CallContext, collection: string): Promise<Outcome<RetentionView>>;
   uniqueBackfillCheck(manifestJson: string): Promise<{ collection: string; field: string; value: string }[]>;
   seed(call: CallContext, rows: Record<string, { key?: string; data: unknown }[]>): Promise<Outcome<{ count: number }>>;
@@ -273,15 +273,16 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   /**
    * Entries after `since`, holding the call open up to `waitMs` when caught up. Entries
-   * are filtered to what the principal may read.
+   * are filtered to what the principal may read, and to `collections` when given.
    */
-  async feed(call: CallContext, since: number, limit: number, waitMs: number): Promise<Outcome<FeedPage>> {
+  async feed(call: CallContext, since: number, limit: number, waitMs: number, collections?: string[]): Promise<Outcome<FeedPage>> {
     return this.run(async () => {
       const rows = await this.rows(call);
+      checkFeedCollections(await this.manifest(call.appId, call.version), collections);
       const deadline = Date.now() + Math.min(Math.max(waitMs, 0), MAX_WAIT_MS);
       for (;;) {
-        const page = readFeed(this.ctx.storage.sql, since, limit);
-        if ("resync" in page) throw new RelayError("resync_required", "The cursor is below the feed's retention floor; re-list each collection and resume from the newest cursor.", { since });
+        const page = readFeed(this.ctx.storage.sql, since, limit, collections);
+        if ("resync" in page) throw resyncRequired(since, page);
         const visible = { ...page, entries: rows.visibleEntries(call.principal, page.entries) };
         const remaining = deadline - Date.now();
         if (page.entries.length > 0 || remaining <= 0) return visible;

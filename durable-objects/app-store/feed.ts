@@ -2,10 +2,14 @@
  * The change feed: every accepted write appends one entry in the same transaction as the
  * row, with an integer `seq` that only grows. Readers resume from a cursor; entries older
  * than the retention floor are pruned, and a cursor below the floor must resync
- * (re-list, then resume from the newest cursor).
+ * (re-list, then resume from the newest cursor) — as must a cursor past the newest entry,
+ * which this feed never issued (another app's, or an earlier life of this one), so the
+ * long-poll and the socket answer it alike. A reader may follow some collections only;
+ * its cursor still moves past the other collections' entries.
  */
+import { RelayError } from "../../src/errors";
 import type { Author } from "../../src/permissions";
-import type { JsonValue } from "../../src/manifest";
+import type { CompiledManifest, JsonValue } from "../../src/manifest";
 import { readMeta, writeMeta } from "./schema";
 import { takePage } from "./query";
 
@@ -68,16 +72,39 @@ export function feedFloor(sql: SqlStorage): number {
   return Number(readMeta(sql, "feed_floor") ?? "0");
 }
 
-export type FeedPage = { entries: FeedEntry[]; cursor: number; truncated: boolean } | { resync: true };
+export type FeedPage = { entries: FeedEntry[]; cursor: number; truncated: boolean } | { resync: true; floor: number; head: number };
 
-/** A page of entries after `since`: at most `limit`, and fewer (truncated) when their data would pass PAGE_BYTES. */
-export function readFeed(sql: SqlStorage, since: number, limit: number): FeedPage {
-  if (since < feedFloor(sql)) return { resync: true };
+/**
+ * A page of entries after `since`: at most `limit`, and fewer (truncated) when their data
+ * would pass PAGE_BYTES; only entries of `collections` when given. When not truncated the
+ * cursor is the feed's head, so it moves past entries the filter left out; when truncated,
+ * the last entry read. A `since` below the floor or past the head asks for a resync.
+ */
+export function readFeed(sql: SqlStorage, since: number, limit: number, collections?: readonly string[]): FeedPage {
+  const floor = feedFloor(sql);
+  const head = headSeq(sql);
+  if (since < floor || since > head) return { resync: true, floor, head };
+  const only = collections ? { sql: "AND collection IN (SELECT value FROM json_each(?))", params: [JSON.stringify(collections)] } : { sql: "", params: [] };
   const { page, more } = takePage(
-    sql.exec<StoredEntry>("SELECT * FROM _svc_feed WHERE seq > ? ORDER BY seq LIMIT ?", since, limit + 1), limit, (row) => row.data?.length ?? 0,
+    sql.exec<StoredEntry>(`SELECT * FROM _svc_feed WHERE seq > ? ${only.sql} ORDER BY seq LIMIT ?`, since, ...only.params, limit + 1), limit, (row) => row.data?.length ?? 0,
   );
-  const cursor = page.length ? page[page.length - 1].seq : Math.max(since, 0);
-  return { entries: page.map(view), cursor: more ? cursor : Math.max(cursor, headSeq(sql)), truncated: more };
+  const cursor = page.length ? page[page.length - 1].seq : since;
+  return { entries: page.map(view), cursor: more ? cursor : Math.max(cursor, head), truncated: more };
+}
+
+/** 410 resync_required for a cursor the feed cannot resume from; details say where it can. */
+export function resyncRequired(since: number, page: { floor: number; head: number }): RelayError {
+  const message = since > page.head
+    ? "The cursor is past the feed's newest entry (it was not issued by this app's feed); re-list each collection and resume from details.head."
+    : "The cursor is below the feed's retention floor; re-list each collection and resume from details.head.";
+  return new RelayError("resync_required", message, { since, floor: page.floor, head: page.head });
+}
+
+/** A feed's collection filter: each name must be a collection the app declares (404 collection_not_found). */
+export function checkFeedCollections(manifest: CompiledManifest, collections: readonly string[] | undefined): void {
+  for (const name of collections ?? []) {
+    if (!Object.hasOwn(manifest.collections, name)) throw new RelayError("collection_not_found", `This app declares no collection "${name}".`, { collection: name });
+  }
 }
 
 /** Drops entries beyond FEED_KEEP; returns true when the floor moved (watchers must resync). */

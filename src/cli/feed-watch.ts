@@ -4,11 +4,15 @@
 // `service.v1` and `service.agentkey.<key>`). If it cannot be opened, or closes before its
 // `hello`, the watch falls back PERMANENTLY to long-polling
 // `GET /v1/apps/:id/feed?since=<cursor>&wait=25` on the API origin. Either way every
-// FeedEntry is emitted once (entries at or below the highest seq seen are dropped),
-// `--collection` filters on `collection_name` here (never sent to the relay), and:
+// FeedEntry is emitted once (entries at or below the highest seq seen are dropped), and
+// `--collection` keeps only those collections' entries: the long-poll asks the relay for
+// them (`&collection=a,b`, spec A; the page cursor still moves past the others), the
+// socket has no such filter so its frames are filtered here (and the long-poll's too,
+// which costs nothing against a relay that already filtered). Then:
 //   - `_dormant` frame, or 409 conflict "app is dormant": emit {"type":"_dormant"}, exit 0;
 //   - `_suspended` frame: emit {"type":"_suspended"}, exit 0 (long-poll sees 410 `gone`: error);
-//   - `resync` frame, or 410 resync_required: emit {"type":"resync"} and keep going;
+//   - `resync` frame, or 410 resync_required: emit {"type":"resync"} and keep going from the
+//     head (the socket's next batch cursor, the long-poll error's details.head);
 //   - --once: exit 0 after the first emitted entry; --timeout: ws_timeout (exit 1) when
 //     nothing terminal happened in time; SIGINT (the caller's signal): exit 0;
 //   - socket closed after hello: 1000/1001 exit 0, anything else ws_closed_abnormally.
@@ -223,6 +227,7 @@ class Watch {
   private async get(since: number, limit: number | null, waitSeconds: number): Promise<RawResponse | "aborted" | "timeout"> {
     const params = new URLSearchParams({ since: String(since), wait: String(waitSeconds) });
     if (limit !== null) params.set("limit", String(limit));
+    if (this.o.collections) params.set("collection", [...this.o.collections].join(","));
     const url = `${this.o.apiBase}/v1/apps/${encodeURIComponent(this.o.appId)}/feed?${params}`;
     const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${this.o.apiKey}` };
     if (this.o.cliVersion) headers["x-service-cli-version"] = this.o.cliVersion;
@@ -277,7 +282,7 @@ class Watch {
         return 0;
       }
       if (res.status === 410 && error.code === "resync_required") {
-        if (await this.resync()) return 0;
+        if (await this.resync(error.details)) return 0;
         continue;
       }
       if (!(error instanceof UpgradeRequiredError) && [502, 503, 504].includes(res.status) && ++transient <= MAX_TRANSIENT_FAILURES) {
@@ -302,12 +307,20 @@ class Watch {
   }
 
   /**
-   * The cursor fell below the feed's retention floor. The consumer re-lists, so the
-   * watch resumes at the feed's head: find the floor (the smallest accepted cursor) by
-   * probing, page from it to the head without emitting, then emit the resync line.
-   * Returns true when the watch should end (interrupted).
+   * The cursor fell below the feed's retention floor (or lies past its head). The
+   * consumer re-lists, so the watch resumes at the feed's head: the relay names it in the
+   * error's details.head; a relay that does not is probed instead — find the floor (the
+   * smallest accepted cursor), page from it to the head without emitting. Then the resync
+   * line. Returns true when the watch should end (interrupted).
    */
-  private async resync(): Promise<boolean> {
+  private async resync(details?: unknown): Promise<boolean> {
+    const head = typeof details === "object" && details !== null ? (details as { head?: unknown }).head : undefined;
+    if (typeof head === "number" && Number.isSafeInteger(head) && head >= 0) {
+      this.cursor = head;
+      this.highest = head;
+      this.o.emit({ type: "resync" });
+      return false;
+    }
     for (let attempt = 0; attempt < RESYNC_ATTEMPTS; attempt++) {
       const floor = await this.findFloor();
       if (floor === "aborted") return true;

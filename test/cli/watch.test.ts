@@ -2,14 +2,15 @@
 //
 // Against the real test relay, which does not serve the app feed socket yet, so every
 // watch there runs on the long-poll fallback: --once prints the next entry written while
-// it waits, --since 0 replays, --collection filters, update and delete entries, --timeout
-// ends with ws_timeout, Ctrl-C exits 0, argv errors.
+// it waits, --since 0 replays, --collection filters (an undeclared name is refused),
+// update and delete entries, --timeout ends with ws_timeout, Ctrl-C exits 0, argv errors.
 //
 // Against a stand-in relay (plain HTTP plus a WebSocket server) for what the real relay
 // cannot show yet: the socket path itself (subprotocols, Host of a *.localhost app origin,
 // sub/batch/entry frames, truncated batches, dedup, resync, _dormant, _suspended, clean
-// and abnormal closes) and the long-poll's resync (410 resync_required), dormant (409
-// "app is dormant") and gone (410) answers. No relay route can make an app dormant, so
+// and abnormal closes) and the long-poll's collection parameter, resync (410
+// resync_required, with and without details.head), dormant (409 "app is dormant") and
+// gone (410) answers. No relay route can make an app dormant, so
 // dormancy is only exercised on the stand-in.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -128,7 +129,7 @@ describe("apps watch against the relay (long-poll fallback)", () => {
     expect(lines(ok(await me.cli(["apps", "watch", slug, "--since", "3", "--once"])))).toEqual([expect.objectContaining({ seq: 4, op: "update" })]);
   });
 
-  it("--collection filters on the client, and --once waits for a matching entry", async () => {
+  it("--collection keeps those collections' entries, and --once waits for a matching entry", async () => {
     const tasksOnly = endedWith(await me.cli(["apps", "watch", slug, "--collection", "tasks", "--timeout", "2"]), "ws_timeout");
     expect(lines(tasksOnly).map((e) => e.row_key)).toEqual(["t1"]);
     const both = endedWith(await me.cli(["apps", "watch", slug, "--collection", " tasks,notes ", "--timeout", "2"]), "ws_timeout");
@@ -140,6 +141,12 @@ describe("apps watch against the relay (long-poll fallback)", () => {
     await delay(500);
     await write("POST", "tasks", "t2", { title: "this one" });
     expect(lines(ok(await watching))).toEqual([expect.objectContaining({ seq: 7, collection_name: "tasks", row_key: "t2" })]);
+  });
+
+  it("--collection naming a collection the app does not declare → collection_not_found, exit 1, nothing printed", async () => {
+    const run = await me.cli(["apps", "watch", slug, "--collection", "tasks,nope", "--timeout", "20"]);
+    expect(failed(run, "collection_not_found").details).toEqual({ collection: "nope" });
+    expect(run.stdout).toBe("");
   });
 
   it("exits 0 on Ctrl-C", async () => {
@@ -187,7 +194,7 @@ interface StandIn {
   /** The `since` of every sub frame, per app. */
   subs: number[];
   /** Every long-poll request: since, wait, limit, headers of note. */
-  polls: Array<{ app: string; since: number; wait: string | null; limit: string | null; auth?: string; version?: string }>;
+  polls: Array<{ app: string; since: number; wait: string | null; limit: string | null; collection: string | null; auth?: string; version?: string }>;
 }
 
 describe("apps watch on the wire (stand-in relay)", () => {
@@ -218,7 +225,7 @@ describe("apps watch on the wire (stand-in relay)", () => {
       }
       const since = Number(url.searchParams.get("since"));
       s.polls.push({
-        app: id, since, wait: url.searchParams.get("wait"), limit: url.searchParams.get("limit"),
+        app: id, since, wait: url.searchParams.get("wait"), limit: url.searchParams.get("limit"), collection: url.searchParams.get("collection"),
         auth: req.headers.authorization, version: req.headers["x-service-cli-version"] as string | undefined,
       });
       const answer = feeds[id](since, Number(url.searchParams.get("limit") ?? 100), Number(url.searchParams.get("wait") ?? 0));
@@ -375,6 +382,26 @@ describe("apps watch on the wire (stand-in relay)", () => {
     expect(polls.every((p) => p.auth === `Bearer ${KEY}` && /^\d+\.\d+\.\d+/.test(p.version ?? ""))).toBe(true);
     // Every probe stayed bounded.
     expect(polls.length).toBeLessThan(40);
+  });
+
+  it("long-poll: --collection is sent as collection=a,b; a 410 resync_required naming details.head resumes there at once", async () => {
+    const id = APP("filtered");
+    let polls = 0;
+    feeds[id] = (since) => {
+      polls++;
+      // The relay filters: entries of tasks and logs only, the cursor past the others.
+      if (polls === 1) return { status: 200, body: { entries: [entry(2, "tasks"), entry(4, "logs")], cursor: 5, truncated: false } };
+      // The feed was reset meanwhile: the cursor is past its head.
+      if (polls === 2) return { status: 410, body: { error: { code: "resync_required", message: "past the head", details: { since, floor: 0, head: 3 } } } };
+      if (polls === 3) return { status: 200, body: { entries: [entry(4, "tasks"), entry(5, "notes")], cursor: 5, truncated: false } };
+      return { status: 409, body: { error: { code: "conflict", message: "app is dormant" } } };
+    };
+    const run = ok(await watch([id, "--collection", "tasks,logs"]));
+    // A notes entry the relay let through is still dropped here.
+    expect(lines(run).map((l) => (l.seq !== undefined ? [l.seq, l.collection_name] : l.type))).toEqual([[2, "tasks"], [4, "logs"], "resync", [4, "tasks"], "_dormant"]);
+    const mine = s.polls.filter((p) => p.app === id);
+    // No probing: the resync resumed at details.head.
+    expect(mine.map((p) => [p.since, p.wait, p.collection])).toEqual([[0, "25", "tasks,logs"], [5, "25", "tasks,logs"], [3, "25", "tasks,logs"], [5, "25", "tasks,logs"]]);
   });
 
   it("long-poll: 410 gone fails; 5xx is retried a few times, then passed through", async () => {

@@ -1,8 +1,10 @@
 // GET /v1/apps/:id/feed (WIRE §2.4, spec B "Change feed", CONTRACT §6): entries after
 // `since` with the exact FeedEntry shape, every op (restore as create, purge as an audited
 // delete with data null), limit/truncated/cursor paging, the long-poll returning as soon as
-// a write lands, the wait bound, resync after the retention floor moves, and the app states
-// (dormant 409 "app is dormant", archived/suspended 410 gone, deleted 410 soft_deleted).
+// a write lands, the wait bound, the collection filter (its cursor still moving past
+// other collections), resync after the retention floor moves or for a cursor past the
+// head, and the app states (dormant 409 "app is dormant", archived/suspended 410 gone,
+// deleted 410 soft_deleted).
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { callWith, expectError, json } from "../helpers";
@@ -65,8 +67,14 @@ describe("feed entries", () => {
     expect((await ctx.feed("since=0")).entries).toHaveLength(10);
     const capped = await json<FeedPage>(await callWith({ FEED_PAGE_MAX: "2" }, ctx.feedPath("since=0&limit=100"), { key: ctx.key }), 200);
     expect([capped.entries.map((e) => e.seq), capped.cursor, capped.truncated]).toEqual([[1, 2], 2, true]);
-    // A cursor past the head reads nothing.
-    expect(await ctx.feed("since=50")).toEqual({ entries: [], cursor: 50, truncated: false });
+  });
+
+  it("since defaults to 0, the start", async () => {
+    const ctx = await setup();
+    await ctx.create("free", { n: 1 });
+    await ctx.create("tasks", { title: "t" });
+    expect(await ctx.feed("")).toEqual(await ctx.feed("since=0"));
+    expect(await ctx.feed("limit=1")).toMatchObject({ cursor: 1, truncated: true });
   });
 
   it("pages of large entries stop early and still carry every entry once", async () => {
@@ -84,16 +92,78 @@ describe("feed entries", () => {
   it("bad parameters → 400 invalid_request naming the parameter", async () => {
     const ctx = await setup();
     const cases: Array<[string, string]> = [
-      ["", "since"], ["since=-1", "since"], ["since=abc", "since"], ["since=1.5", "since"],
+      ["since=-1", "since"], ["since=abc", "since"], ["since=1.5", "since"],
       ["since=0&limit=0", "limit"], ["since=0&limit=x", "limit"], ["since=0&limit=-3", "limit"],
       ["since=0&wait=31", "wait"], ["since=0&wait=30.5", "wait"], ["since=0&wait=-1", "wait"], ["since=0&wait=x", "wait"],
       ["since=1e400", "since"],
+      ["collection=", "collection"], ["collection=free,", "collection"], ["collection=,free", "collection"], ["collection=free,,tasks", "collection"],
+      [`collection=${"a".repeat(2001)}`, "collection"],
     ];
     for (const [query, field] of cases) {
       const e = await expectError(await ctx.agentCall(ctx.feedPath(query)), 400, "invalid_request");
       expect(e.details?.field, query).toBe(field);
     }
     expect((await ctx.feed("since=0&wait=0")).entries).toEqual([]);
+  });
+});
+
+describe("collection filter", () => {
+  it("keeps the named collections' entries; the cursor still moves past the others, so nothing is read twice", async () => {
+    const ctx = await setup();
+    const t1 = await ctx.create("tasks", { title: "1" });
+    await ctx.create("free", { n: 1 });
+    await ctx.create("logs", { l: 1 });
+    const t2 = await ctx.create("tasks", { title: "2" });
+    await ctx.create("free", { n: 2 });
+    const tasks = await ctx.feed("since=0&collection=tasks");
+    expect(tasks.entries.map((e) => [e.seq, e.row_key])).toEqual([[1, t1.key], [4, t2.key]]);
+    // Caught up: the cursor is the head (5), past the free entry after the last task.
+    expect([tasks.cursor, tasks.truncated]).toEqual([5, false]);
+    expect(await ctx.feed(`since=${tasks.cursor}&collection=tasks`)).toEqual({ entries: [], cursor: 5, truncated: false });
+    // Several collections, repeated names, and paging with limit.
+    const two = await ctx.feed("since=0&collection=free,logs,free");
+    expect(two.entries.map((e) => [e.seq, e.collection_name])).toEqual([[2, "free"], [3, "logs"], [5, "free"]]);
+    const p1 = await ctx.feed("since=0&collection=free,logs&limit=2");
+    expect([p1.entries.map((e) => e.seq), p1.cursor, p1.truncated]).toEqual([[2, 3], 3, true]);
+    const p2 = await ctx.feed(`since=${p1.cursor}&collection=free,logs&limit=2`);
+    expect([p2.entries.map((e) => e.seq), p2.cursor, p2.truncated]).toEqual([[5], 5, false]);
+    // The unfiltered feed is unchanged.
+    expect((await ctx.feed("since=0")).entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("a long-poll filtered to one collection is not answered by another collection's write", async () => {
+    const ctx = await setup();
+    const started = Date.now();
+    const polling = ctx.feed("since=0&collection=tasks&wait=20");
+    await new Promise((r) => setTimeout(r, 200));
+    await ctx.create("free", { n: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const row = await ctx.create("tasks", { title: "now" });
+    const page = await polling;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(page).toEqual({ entries: [expect.objectContaining({ seq: 2, row_key: row.key })], cursor: 2, truncated: false });
+    // With nothing of the collection within wait, it answers empty at the head.
+    const idle = await ctx.feed("since=2&collection=tasks&wait=0.5");
+    expect(idle).toEqual({ entries: [], cursor: 2, truncated: false });
+    await ctx.create("free", { n: 2 });
+    expect(await ctx.feed("since=2&collection=tasks&wait=0.5")).toEqual({ entries: [], cursor: 3, truncated: false });
+  });
+
+  it("an undeclared collection → 404 collection_not_found naming it; nothing changes", async () => {
+    const ctx = await setup();
+    await ctx.create("free", { n: 1 });
+    for (const [query, name] of [["collection=nope", "nope"], ["collection=free,nope", "nope"], ["collection=Free", "Free"], ["collection=%20", " "]]) {
+      const e = await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.feedPath(`since=0&${query}`)), 404, "collection_not_found"));
+      expect(e.details).toEqual({ collection: name });
+    }
+  });
+
+  it("entries the caller may not read stay out, filtered or not", async () => {
+    const ctx = await setup();
+    await ctx.create("sealed", { s: 1 });
+    await ctx.create("free", { n: 1 });
+    expect(await ctx.feed("since=0&collection=sealed")).toEqual({ entries: [], cursor: 2, truncated: false });
+    expect((await ctx.feed("since=0")).entries.map((e) => e.collection_name)).toEqual(["free"]);
   });
 });
 
@@ -150,6 +220,23 @@ describe("retention floor", () => {
     expect(await ctx.feed("since=4")).toEqual({ entries: [], cursor: 4, truncated: false });
     const row = await ctx.create("free", { i: 4 });
     expect((await ctx.feed("since=4")).entries.map((e) => e.row_key)).toEqual([row.key]);
+  });
+
+  it("a cursor past the newest entry → 410 resync_required, as the socket answers resync; details say where to resume", async () => {
+    const ctx = await setup();
+    await expectError(await ctx.agentCall(ctx.feedPath("since=1")), 410, "resync_required");
+    for (let i = 0; i < 3; i++) await ctx.create("free", { i });
+    for (const query of ["since=4", "since=50&wait=5", "since=4&collection=free"]) {
+      const started = Date.now();
+      const e = await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.feedPath(query)), 410, "resync_required"));
+      expect(e.details).toEqual({ since: Number(/since=(\d+)/.exec(query)![1]), floor: 0, head: 3 });
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
+    expect(await ctx.feed("since=3")).toEqual({ entries: [], cursor: 3, truncated: false });
+    // Below the floor, details carry the floor and the head too.
+    expect(await ctx.sql((sql) => pruneFeed(sql, 1))).toBe(true);
+    const below = await expectError(await ctx.agentCall(ctx.feedPath("since=1")), 410, "resync_required");
+    expect(below.details).toEqual({ since: 1, floor: 2, head: 3 });
   });
 
   it("entries pruned beyond the kept window raise the floor the same way", async () => {

@@ -6,7 +6,7 @@
 // _suspended, on a clean socket close and on Ctrl-C; exit 1 with ws_timeout when --timeout
 // runs out first.
 import { boolFlag, stringFlag } from "../../argv.ts";
-import { invalidArgs } from "../../errors.ts";
+import { CliError, invalidArgs } from "../../errors.ts";
 import { watchFeed } from "../../feed-watch.ts";
 import { announcedVersion } from "../../version.ts";
 import type { Command } from "../types.ts";
@@ -22,11 +22,12 @@ export const appsWatch: Command = {
     "reading), {\"type\":\"_dormant\"} or {\"type\":\"_suspended\"} just before exiting 0.",
     "--since 0 (the default) starts from the beginning of the kept feed; pass the last seq you saw to",
     "resume. It first tries the app's feed socket (<app url>/_svc/ws); when that cannot be opened it",
-    "long-polls GET /v1/apps/:id/feed (25 s holds) for the rest of the run. Ctrl-C exits 0.",
+    "long-polls GET /v1/apps/:id/feed (25 s holds, with collection=a,b for --collection) for the rest",
+    "of the run. Ctrl-C exits 0.",
   ].join("\n"),
   flags: [
     { name: "since", kind: "string", value: "<cursor>", description: "start after this feed seq (default 0: from the beginning)" },
-    { name: "collection", kind: "string", value: "<a,b>", description: "only entries of these collections (comma list; filtered locally)" },
+    { name: "collection", kind: "string", value: "<a,b>", description: "only entries of these collections (comma list; each must be declared)" },
     { name: "timeout", kind: "string", value: "<secs>", description: "give up with ws_timeout (exit 1) if nothing ends the watch in time" },
     { name: "once", kind: "boolean", description: "exit 0 after printing the first entry" },
   ],
@@ -62,6 +63,14 @@ export const appsWatch: Command = {
     const t = await target(ctx, ctx.args[0]);
     const detail = t.app.detail ?? (await t.relay.object("GET", t.path, { auth: t.auth }));
     const appUrl = typeof detail.url === "string" && detail.url ? detail.url : null;
+    // An undeclared name would never match: refuse it the way the relay's feed does, whichever way the watch runs.
+    const declared = declaredCollections(detail.manifest);
+    const unknown = collections && declared ? [...collections].find((name) => !declared.has(name)) : undefined;
+    if (unknown !== undefined) {
+      throw new CliError("collection_not_found", `The app declares no collection "${unknown}".`, {
+        hint: "Check --collection against the collections of the app's manifest.", details: { collection: unknown },
+      });
+    }
 
     const interrupted = new AbortController();
     const onSigint = () => interrupted.abort();
@@ -86,3 +95,10 @@ export const appsWatch: Command = {
     }
   },
 };
+
+/** The collection names a manifest declares, or null when the detail carries none to check against. */
+function declaredCollections(manifest: unknown): Set<string> | null {
+  const ext = typeof manifest === "object" && manifest !== null ? (manifest as Record<string, unknown>)["x-service-manifest"] : undefined;
+  const collections = typeof ext === "object" && ext !== null ? (ext as Record<string, unknown>).collections : undefined;
+  return typeof collections === "object" && collections !== null && !Array.isArray(collections) ? new Set(Object.keys(collections)) : null;
+}
