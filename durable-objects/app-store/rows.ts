@@ -149,9 +149,14 @@ function mintKey(): string {
 }
 
 /** The unique slot a value claims, or null when it claims none (null, absent, empty, non-scalar). */
+/**
+ * A unique value's slot: strings trimmed and case-folded. Folding is NFKC, then upper,
+ * then lower case, which folds what lower-casing alone misses ("Straße" = "STRASSE",
+ * final sigma, compatibility forms like "ﬁ"). Changing this changes UNIQUE_SLOT_FORMAT.
+ */
 export function uniqueSlot(value: unknown): string | null {
   if (typeof value === "string") {
-    const folded = value.trim().toLowerCase();
+    const folded = value.normalize("NFKC").trim().toUpperCase().toLowerCase();
     return folded === "" ? null : `s:${folded}`;
   }
   if (typeof value === "number" && Number.isFinite(value)) return `n:${value}`;

@@ -20,6 +20,7 @@ function split(pair: string): [string, string] {
 
 /** Live rows per (collection, field) newly unique in `manifest` that share a value. */
 export function backfillConflicts(sql: SqlStorage, manifest: CompiledManifest): { collection: string; field: string; value: string }[] {
+  // Only fields the redeploy makes unique are checked; a change of slot format is not the author's doing.
   const indexed = new Set(JSON.parse(readMeta(sql, "unique_fields") ?? "[]") as string[]);
   const conflicts: { collection: string; field: string; value: string }[] = [];
   for (const pair of declared(manifest)) {
@@ -39,11 +40,23 @@ export function backfillConflicts(sql: SqlStorage, manifest: CompiledManifest): 
   return conflicts;
 }
 
+/**
+ * How `uniqueSlot` folds values. Slots stored under another format are rebuilt from the
+ * live rows (first row by insertion keeps a value two rows now share).
+ */
+const UNIQUE_SLOT_FORMAT = "2";
+
 /** Brings the unique slots in line with `manifest`; rows that would clash keep no slot. */
 export function reconcileUnique(sql: SqlStorage, manifest: CompiledManifest): void {
   const wanted = declared(manifest);
-  const indexed = JSON.parse(readMeta(sql, "unique_fields") ?? "[]") as string[];
-  if (JSON.stringify(wanted) === JSON.stringify(indexed)) return;
+  const current = readMeta(sql, "unique_format") === UNIQUE_SLOT_FORMAT;
+  if (!current) sql.exec("DELETE FROM _svc_unique");
+  const indexed = current ? JSON.parse(readMeta(sql, "unique_fields") ?? "[]") as string[] : [];
+  writeMeta(sql, "unique_format", UNIQUE_SLOT_FORMAT);
+  if (JSON.stringify(wanted) === JSON.stringify(indexed)) {
+    writeMeta(sql, "unique_fields", JSON.stringify(wanted));
+    return;
+  }
   for (const pair of indexed.filter((p) => !wanted.includes(p))) {
     const [collection, field] = split(pair);
     sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND field = ?", collection, field);

@@ -249,7 +249,7 @@ export class Ctx {
         outbox: all("SELECT * FROM _svc_outbox ORDER BY id"),
         usage: all("SELECT * FROM _svc_usage"),
         // Bookkeeping the store writes when it loads a manifest version is not row state.
-        meta: all("SELECT * FROM _svc_meta WHERE key NOT IN ('app_id', 'live_version', 'unique_fields') ORDER BY key"),
+        meta: all("SELECT * FROM _svc_meta WHERE key NOT IN ('app_id', 'live_version', 'unique_fields', 'unique_format') ORDER BY key"),
       };
     });
   }
