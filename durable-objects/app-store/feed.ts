@@ -5,7 +5,9 @@
  * (re-list, then resume from the newest cursor) — as must a cursor past the newest entry,
  * which this feed never issued (another app's, or an earlier life of this one), so the
  * long-poll and the socket answer it alike. A reader may follow some collections only;
- * its cursor still moves past the other collections' entries.
+ * its cursor still moves past the other collections' entries. Update entries also keep
+ * the row's previous state (`prev`, store-internal: see PriorRow) so a reader the update
+ * took the row away from gets a retraction (Rows.visibleEntries).
  */
 import { RelayError } from "../../src/errors";
 import type { Author } from "../../src/permissions";
@@ -37,26 +39,54 @@ type StoredEntry = {
   author_kind: string;
   author_id: string;
   ts: string;
+  prev: string | null;
 };
+
+/**
+ * What an update entry's row looked like just before the update: enough to tell who could
+ * read it then (the creator never changes, so it is not kept). It lives in `_svc_feed.prev`
+ * and, in memory, only in `priors` below, keyed by the entry object: a FeedEntry itself
+ * never carries it, so nothing that serialises entries (socket frames, the long-poll
+ * answer, RPC) can leak it. A copy of an entry loses it and reads as an entry without one.
+ */
+export interface PriorRow {
+  data: JsonValue;
+  editor: Author;
+}
+
+const priors = new WeakMap<FeedEntry, string>();
+
+/** The previous state of an update entry read or written by this store, if it was recorded. */
+export function priorOf(entry: FeedEntry): PriorRow | null {
+  const raw = priors.get(entry);
+  return raw === undefined ? null : (JSON.parse(raw) as PriorRow);
+}
 
 /** How many entries the feed keeps; older ones are pruned and raise the floor. */
 export const FEED_KEEP = 10_000;
 
 function view(row: StoredEntry): FeedEntry {
-  return {
+  const entry: FeedEntry = {
     seq: row.seq, op: row.op, collection_name: row.collection, row_key: row.key, row_version: row.version,
     data: row.data === null ? null : JSON.parse(row.data), author: { kind: row.author_kind, id: row.author_id } as Author, ts: row.ts,
     ...(row.op === "delete" && row.data === null ? { purged: true as const } : {}),
   };
+  if (row.prev !== null && row.prev !== undefined) priors.set(entry, row.prev);
+  return entry;
 }
 
 export function appendFeed(
   sql: SqlStorage,
-  e: { op: FeedEntry["op"]; collection: string; key: string; version: number | null; data: string | null; author: Author; ts: string; purged?: boolean },
+  e: {
+    op: FeedEntry["op"]; collection: string; key: string; version: number | null; data: string | null; author: Author; ts: string; purged?: boolean;
+    /** An update's previous state: the stored row's data (JSON text) and last writer. */
+    prev?: { data: string; editor: Author };
+  },
 ): FeedEntry {
+  const prev = e.prev && !e.purged ? `{"data":${e.prev.data},"editor":${JSON.stringify({ kind: e.prev.editor.kind, id: e.prev.editor.id })}}` : null;
   const row = sql.exec<StoredEntry>(
-    `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts,
+    `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts, prev,
   ).one();
   return view(row);
 }

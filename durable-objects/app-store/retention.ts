@@ -107,14 +107,16 @@ export function sweepDue(manifest: CompiledManifest, sql: SqlStorage, maxRowsPer
 /**
  * Removes tombstones past the restore window for good: the row goes (the usage triggers
  * free its bytes) and its earlier feed entries keep their place with data null (JSON
- * null, as a purge leaves them, so none reads as an audited purge). Nothing is appended.
+ * null, as a purge leaves them, so none reads as an audited purge) and no previous state.
+ * Nothing is appended.
  */
 function dropExpired(sql: SqlStorage, now: number): number {
   const cutoff = restoreCutoff(now);
   const n = Number(sql.exec<{ n: number }>(`SELECT count(*) AS n FROM _svc_rows WHERE ${EXPIRED}`, cutoff).one().n);
   if (n === 0) return 0;
   sql.exec(
-    `UPDATE _svc_feed SET data = 'null' WHERE data IS NOT NULL AND (collection, key) IN (SELECT collection, key FROM _svc_rows WHERE ${EXPIRED})`, cutoff,
+    `UPDATE _svc_feed SET data = 'null', prev = NULL WHERE (data IS NOT NULL OR prev IS NOT NULL)
+       AND (collection, key) IN (SELECT collection, key FROM _svc_rows WHERE ${EXPIRED})`, cutoff,
   );
   sql.exec(`DELETE FROM _svc_rows WHERE ${EXPIRED}`, cutoff);
   return n;

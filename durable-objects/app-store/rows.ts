@@ -9,7 +9,7 @@ import { RelayError } from "../../src/errors";
 import { authorize, authorOf, machineAuthor, refusals, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
 import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
 import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
-import { appendFeed, type FeedEntry } from "./feed";
+import { appendFeed, priorOf, type FeedEntry } from "./feed";
 import { readMeta, readUsage } from "./schema";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 
@@ -131,6 +131,14 @@ export function viewRow(row: StoredRow): RowView {
     key: row.key, data: JSON.parse(row.data), version: row.version, author: editor,
     creator: author(row.creator_kind, row.creator_id), editor, created_at: row.created_at, updated_at: row.updated_at,
     deleted_at: row.deleted_at,
+  };
+}
+
+/** What a reader gets for an update that took the row out of its sight: a plain (not purged) delete at the same seq. */
+function retraction(entry: FeedEntry): FeedEntry {
+  return {
+    seq: entry.seq, op: "delete", collection_name: entry.collection_name, row_key: entry.row_key, row_version: entry.row_version,
+    data: null, author: entry.author, ts: entry.ts,
   };
 }
 
@@ -287,10 +295,18 @@ export class Rows {
     };
   }
 
-  /** The feed entries this principal may read: the same read decision as a list, per entry. */
+  /**
+   * The feed entries this principal may read: the same read decision as a list, per entry.
+   * An update that moved the row out of the principal's read scope (it could read the
+   * row's previous state, not the new one) becomes a retraction: the same entry as an
+   * `op: "delete"` with `data: null` (not `purged`), so a mirror drops its copy. Entries
+   * with no recorded previous state (written before it was kept, or scrubbed) are only
+   * judged by their new state.
+   */
   visibleEntries(principal: Principal, entries: FeedEntry[]): FeedEntry[] {
     const readers = new Map<string, ((row: RowContext) => boolean) | null>();
-    return entries.filter((entry) => {
+    const out: FeedEntry[] = [];
+    for (const entry of entries) {
       let canRead = readers.get(entry.collection_name);
       if (canRead === undefined) {
         const known = Object.hasOwn(this.manifest.collections, entry.collection_name);
@@ -298,11 +314,17 @@ export class Rows {
         canRead = decision?.ok ? decision.canRead : null;
         readers.set(entry.collection_name, canRead);
       }
-      if (!canRead) return false;
+      if (!canRead) continue;
       const stored = this.find(entry.collection_name, entry.row_key);
       const creator = stored ? author(stored.creator_kind, stored.creator_id) : entry.author;
-      return canRead({ key: entry.row_key, creator, editor: entry.author, data: entry.data });
-    });
+      if (canRead({ key: entry.row_key, creator, editor: entry.author, data: entry.data })) {
+        out.push(entry);
+        continue;
+      }
+      const prior = entry.op === "update" ? priorOf(entry) : null;
+      if (prior && canRead({ key: entry.row_key, creator, editor: prior.editor, data: prior.data })) out.push(retraction(entry));
+    }
+    return out;
   }
 
   // ---- writes ----
@@ -394,7 +416,10 @@ export class Rows {
       "UPDATE _svc_rows SET data = ?, bytes = ?, version = ?, editor_kind = ?, editor_id = ?, updated_at = ? WHERE rid = ?",
       text, byteLength(text), version, stamp.kind, stamp.id, ctx.now, current.rid,
     );
-    const updated = appendFeed(this.sql, { op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now });
+    const updated = appendFeed(this.sql, {
+      op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now,
+      prev: { data: current.data, editor: author(current.editor_kind, current.editor_id) },
+    });
     feed.push(updated);
     this.recordEffects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated);
     return viewRow(this.live(collection, key)!);
@@ -426,9 +451,12 @@ export class Rows {
       ctx.now, stamp.kind, stamp.id, row!.rid,
     );
     this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, key);
-    // The row's earlier feed entries carried its data too: they keep their place in the
-    // feed with data null (JSON null, so only the audited entry below reads as purged).
-    this.sql.exec("UPDATE _svc_feed SET data = 'null' WHERE collection = ? AND key = ? AND data IS NOT NULL", collection, key);
+    // The row's earlier feed entries carried its data too (and updates its previous data):
+    // they keep their place in the feed with data null (JSON null, so only the audited
+    // entry below reads as purged) and no previous state.
+    this.sql.exec(
+      "UPDATE _svc_feed SET data = 'null', prev = NULL WHERE collection = ? AND key = ? AND (data IS NOT NULL OR prev IS NOT NULL)", collection, key,
+    );
     feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true }));
   }
 

@@ -5,7 +5,7 @@
  * request sees the object (the pattern of DESIGN §5.4).
  */
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Each entry moves the schema from version i to i+1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
@@ -74,6 +74,12 @@ const MIGRATIONS: string[][] = [
          stored_bytes = stored_bytes - (CASE WHEN OLD.purged = 0 THEN OLD.bytes ELSE 0 END) + (CASE WHEN NEW.purged = 0 THEN NEW.bytes ELSE 0 END)
        WHERE id = 1;
      END`,
+  ],
+  [
+    // An update entry's previous state (JSON `{ data, editor }`), so a reader who could see
+    // the row before the update and cannot after gets a retraction (feed.ts `priorOf`).
+    // Store-internal: never sent to any client. Entries written before this step have none.
+    "ALTER TABLE _svc_feed ADD COLUMN prev TEXT",
   ],
 ];
 

@@ -1,7 +1,8 @@
 /**
  * The change feed over long-poll (WIRE §2.4): entries after `since` (0, the start, when
  * omitted), held open up to `wait` seconds when caught up, filtered to what the caller may
- * read and, with `collection` (one name or several separated by commas), to those
+ * read (an update that took a row out of the caller's sight comes as a delete with data
+ * null) and, with `collection` (one name or several separated by commas), to those
  * collections; the cursor still moves past the entries the filter leaves out. A dormant app
  * answers 409 "app is dormant"; an archived or suspended one 410 `gone`; a cursor below
  * the retention floor or past the newest entry 410 `resync_required` (details carry

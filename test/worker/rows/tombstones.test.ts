@@ -92,6 +92,10 @@ describe("tombstones past the restore window", () => {
     // row's entries keep their place with data null — not marked purged.
     expect(await ctx.feedHead()).toBe(head);
     expect(await storedFeed(ctx, "old")).toEqual([{ op: "create", data: "null" }, { op: "update", data: "null" }, { op: "delete", data: "null" }]);
+    // The update's previous state (kept for retractions) is scrubbed with it; the recent row's stays.
+    const prevOf = (key: string) => ctx.sql((sql) => sql.exec<{ prev: string | null }>("SELECT prev FROM _svc_feed WHERE key = ? AND op = 'update'", key).one().prev);
+    expect(await prevOf("old")).toBeNull();
+    expect(await prevOf("recent")).toContain("recent secret");
     const feedAfter = await ctx.feedAll();
     expect(feedAfter.map((e) => e.seq)).toEqual(feedBefore.map((e) => e.seq));
     expect(feedAfter).toEqual(feedBefore.map((e) => (e.row_key === "old" ? { ...e, data: null } : e)));
