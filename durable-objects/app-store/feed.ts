@@ -56,7 +56,7 @@ export interface PriorRow {
 
 const priors = new WeakMap<FeedEntry, string>();
 
-/** The previous state of an update entry read or written by this store, if it was recorded. */
+/** The previous state of an update or delete entry read or written by this store, if it was recorded. */
 export function priorOf(entry: FeedEntry): PriorRow | null {
   const raw = priors.get(entry);
   return raw === undefined ? null : (JSON.parse(raw) as PriorRow);
@@ -79,7 +79,7 @@ export function appendFeed(
   sql: SqlStorage,
   e: {
     op: FeedEntry["op"]; collection: string; key: string; version: number | null; data: string | null; author: Author; ts: string; purged?: boolean;
-    /** An update's previous state: the stored row's data (JSON text) and last writer. */
+    /** The row before an update or a soft delete: its data (JSON text) and last writer. */
     prev?: { data: string; editor: Author };
   },
 ): FeedEntry {

@@ -321,8 +321,10 @@ export class Rows {
         out.push(entry);
         continue;
       }
-      const prior = entry.op === "update" ? priorOf(entry) : null;
-      if (prior && canRead({ key: entry.row_key, creator, editor: prior.editor, data: prior.data })) out.push(retraction(entry));
+      // Judged on the row as it was: an update that took the row out of view is a
+      // retraction; a delete reaches everyone who could see the row before it.
+      const prior = entry.op === "create" ? null : priorOf(entry);
+      if (prior && canRead({ key: entry.row_key, creator, editor: prior.editor, data: prior.data })) out.push(entry.op === "update" ? retraction(entry) : entry);
     }
     return out;
   }
@@ -435,7 +437,11 @@ export class Rows {
     const stamp = authorOf(ctx.principal);
     this.sql.exec("UPDATE _svc_rows SET deleted_at = ?, deleter_kind = ?, deleter_id = ? WHERE rid = ?", ctx.now, stamp.kind, stamp.id, row!.rid);
     this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", collection, key);
-    feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: row!.data, author: stamp, ts: ctx.now }));
+    // The row as readers last saw it: a reader whose read is scoped to the last editor must still hear of the delete.
+    feed.push(appendFeed(this.sql, {
+      op: "delete", collection, key, version: row!.version, data: row!.data, author: stamp, ts: ctx.now,
+      prev: { data: row!.data, editor: author(row!.editor_kind, row!.editor_id) },
+    }));
   }
 
   /** Purge: owner or agent; live or soft-deleted; data scrubbed for good (feed included); an audited delete entry. */

@@ -38,6 +38,8 @@ function retractionManifest(): Obj {
       collections: {
         // Staff see every draft; everyone else the drafts it wrote last (the owner holds no role).
         drafts: { read: ["staff", "editor"], write: ["member"], update: ["member"], delete: ["owner"] },
+        // The same reads; staff may delete what anyone wrote.
+        memos: { read: ["staff", "editor"], write: ["member"], update: ["member"], delete: ["staff"] },
         // The owner's, and whoever the assignee field names.
         tasks: {
           read: ["owner", "assignee"], write: ["owner"], update: ["owner"], delete: ["owner"], unique: ["ref"],
@@ -214,6 +216,33 @@ describe("an editor-scoped read", () => {
     const { socket: legacy, batch: old } = await Socket.subscribed(t.app.slug, agentProtocols(t.key), 0);
     open.push(legacy);
     expect((old.entries as Entry[]).map((e) => e.op)).toEqual(["create"]);
+  });
+});
+
+describe("a delete by someone else", () => {
+  it("reaches a reader who saw the row as its last writer; others nothing", async () => {
+    const t = await team("private", retractionManifest());
+    const writer = await member(t);
+    const bystander = await member(t, ["guest"]);
+    const token = await sessionToken(writer, t.app.slug);
+    const staff = await member(t, ["staff"]);
+    const staffToken = await sessionToken(staff, t.app.slug);
+    const writerSocket = await subscribed(t.app.slug, session(token));
+    const otherSocket = await subscribed(t.app.slug, session(await sessionToken(bystander, t.app.slug)));
+    await json(await appCall(t.app.slug, "/_svc/c/memos", { token, json: { key: "m1", data: { text: "mine" } } }), 201);
+    const [created] = await nextEntries(writerSocket);
+    expect(created).toMatchObject({ op: "create", row_key: "m1" });
+
+    // A staff member deletes it: the entry's author is staff, but the writer saw the row.
+    const res = await appCall(t.app.slug, "/_svc/c/memos/m1", { method: "DELETE", token: staffToken });
+    expect(res.status).toBe(200);
+    const [deleted] = await nextEntries(writerSocket);
+    expect(deleted).toMatchObject({ seq: created.seq + 1, op: "delete", row_key: "m1", author: { kind: "human", id: staff.humanId } });
+    await otherSocket.quiet();
+    // The writer's catch-up page says the same.
+    const { socket, batch } = await Socket.subscribed(t.app.slug, session(token), created.seq);
+    open.push(socket);
+    expect((batch.entries as Entry[]).map((e) => [e.seq, e.op])).toEqual([[created.seq + 1, "delete"]]);
   });
 });
 
