@@ -3,11 +3,8 @@
 // an id), update, share-link rotate, wake, the delete → deleted → restore → delete →
 // purge round trip with its --yes refusals, and audit (table or --json, exit 1 on a high
 // finding such as a public app whose collection anyone may read).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, runCli, tempHome, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
+import { cleanupTempHomes, appPackage, runCli, tempHome, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -19,15 +16,8 @@ function manifest(read: string[] = ["owner"], name = "Board"): Obj {
   };
 }
 
-const dirs: string[] = [];
-
 function packageDir(m: Obj): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "service-apps-test-"));
-  dirs.push(dir);
-  mkdirSync(path.join(dir, "assets"));
-  writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>board</h1>");
-  writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(m));
-  return dir;
+  return appPackage(m, "board");
 }
 
 interface Created {
@@ -43,7 +33,6 @@ async function deploy(me: CliAgent, m: Obj, ...flags: string[]): Promise<Created
 
 afterAll(() => {
   cleanupTempHomes();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("apps verbs", () => {

@@ -6,11 +6,9 @@
 // create-or-skip on a re-import, retention flags, and the relay's errors passed through
 // with exit 1.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, cliPath, relayUrl, type RunOptions, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
+import { cleanupTempHomes, appPackage, tempDir, writeTempFile, cliPath, relayUrl, type RunOptions, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 type Row = { key: string; data: Obj; version: number; deleted_at: string | null };
@@ -37,7 +35,6 @@ function manifest(): Obj {
   };
 }
 
-const dirs: string[] = [];
 
 /** util-linux `script`, which runs a command on a pseudo-terminal (absent: that test is skipped). */
 const hasScript = (() => {
@@ -51,25 +48,12 @@ const hasScript = (() => {
 
 const shellQuote = (arg: string) => `'${arg.replace(/'/g, "'\\''")}'`;
 
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "service-data-test-"));
-  dirs.push(dir);
-  return dir;
-}
-
-function writeTemp(name: string, text: string): string {
-  const file = path.join(tempDir(), name);
-  writeFileSync(file, text);
-  return file;
-}
-
 
 
 
 
 afterAll(() => {
   cleanupTempHomes();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("data verbs", () => {
@@ -81,10 +65,7 @@ describe("data verbs", () => {
 
   beforeAll(async () => {
     me = await claimedCliAgent("cli-data-test");
-    const dir = tempDir();
-    mkdirSync(path.join(dir, "assets"));
-    writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>data</h1>");
-    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest()));
+    const dir = appPackage(manifest(), "data");
     appId = ok(await me.cli(["deploy", dir, "--slug", slug])).json<{ app_id: string }>().app_id;
   });
 
@@ -94,7 +75,7 @@ describe("data verbs", () => {
     expect(minted.row.key).toEqual(expect.any(String));
     expect(minted.deduped).toBeUndefined();
 
-    const file = writeTemp("beta.json", JSON.stringify({ name: "beta", n: 2 }));
+    const file = writeTempFile("beta.json", JSON.stringify({ name: "beta", n: 2 }));
     const atKey = ok(await data("items", ["upsert", "--key", "b1", "--data", `@${file}`])).json<{ row: Row; deduped?: true }>();
     expect(atKey.row).toMatchObject({ key: "b1", data: { name: "beta", n: 2 }, version: 1 });
     // A plain path works too; the same key again returns the existing row, deduped.
@@ -215,7 +196,7 @@ describe("data verbs", () => {
       JSON.stringify({ name: "n1", id: "c" }),
       JSON.stringify({ name: "n4", id: "d" }),
     ].join("\n");
-    const file = writeTemp("rows.ndjson", `${ndjson}\n`);
+    const file = writeTempFile("rows.ndjson", `${ndjson}\n`);
     const run = ok(await data("bulk", ["import", "--file", file, "--chunk", "2"]));
     expect(run.stderr).toBe(""); // no progress: stderr is not a terminal
     const summary = run.json<{ failures: Array<{ index: number; key?: string; error: { code: string; status?: number } }> } & Obj>();
@@ -246,7 +227,7 @@ describe("data verbs", () => {
 
     // The same file again, with changed data: existing keys are skipped, unchanged.
     const changed = rows.map((r) => ({ ...r, tag: "second pass" }));
-    const file = writeTemp("again.json", JSON.stringify(changed));
+    const file = writeTempFile("again.json", JSON.stringify(changed));
     const second = ok(await data("items", ["import", "--file", file, "--key-field", "id"])).json<Obj>();
     expect(second).toMatchObject({ total: 5, imported: 3, failed: 2, silent: true });
     expect(ok(await data("items", ["count"])).json()).toEqual({ count: before });
@@ -255,12 +236,12 @@ describe("data verbs", () => {
     failed(await data("items", ["import", "--file", file, "--chunk", "101"]), "invalid_args");
     failed(await data("items", ["import", "--file", file, "--key-field", "id", "--on", "name"]), "invalid_args");
     failed(await data("items", ["import"]), "invalid_args");
-    failed(await data("items", ["import", "--file", writeTemp("broken.json", "[{\"name\":1},")]), "invalid_args");
+    failed(await data("items", ["import", "--file", writeTempFile("broken.json", "[{\"name\":1},")]), "invalid_args");
     failed(await data("items", ["import", "--file", path.join(tempDir(), "missing.ndjson")]), "invalid_args");
   });
 
   it.skipIf(!hasScript)("prints import progress on stderr only when stderr is a terminal", async () => {
-    const file = writeTemp("tty.ndjson", [1, 2, 3].map((i) => JSON.stringify({ name: `tty-${i}` })).join("\n"));
+    const file = writeTempFile("tty.ndjson", [1, 2, 3].map((i) => JSON.stringify({ name: `tty-${i}` })).join("\n"));
     const args = ["data", slug, "bulk", "import", "--file", file, "--chunk", "2"];
     const tty = spawnSync("script", ["-qec", [cliPath, ...args].map(shellQuote).join(" "), "/dev/null"], {
       env: { PATH: process.env.PATH ?? "", HOME: me.home, XDG_CONFIG_HOME: me.home, SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key },
@@ -275,9 +256,9 @@ describe("data verbs", () => {
   });
 
   it("imports with --on as an upsert by the unique field", async () => {
-    const file = writeTemp("on.ndjson", [{ name: "on-a", n: 1 }, { name: "on-b", n: 1 }].map((r) => JSON.stringify(r)).join("\n"));
+    const file = writeTempFile("on.ndjson", [{ name: "on-a", n: 1 }, { name: "on-b", n: 1 }].map((r) => JSON.stringify(r)).join("\n"));
     ok(await data("items", ["import", "--file", file, "--on", "name"]));
-    const update = writeTemp("on2.ndjson", JSON.stringify({ name: "on-a", n: 2 }));
+    const update = writeTempFile("on2.ndjson", JSON.stringify({ name: "on-a", n: 2 }));
     expect(ok(await data("items", ["import", "--file", update, "--on", "name"])).json()).toMatchObject({ total: 1, imported: 1, failed: 0 });
     const listed = ok(await data("items", ["list", "--where", '[{"field":"name","op":"eq","value":"on-a"}]'])).json<{ rows: Row[] }>();
     expect(listed.rows).toHaveLength(1);

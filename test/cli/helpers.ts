@@ -3,7 +3,7 @@
 // relay (magic-link sign-in through the development outbox, claim codes, device
 // approval) over plain HTTP. Every request stays on loopback.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -46,10 +46,31 @@ export interface RunOptions {
 
 const tempDirs: string[] = [];
 
-/** A fresh directory used as both HOME and XDG_CONFIG_HOME of one CLI "machine". */
-export function tempHome(): string {
+/** A fresh temporary directory, removed by cleanupTempHomes. */
+export function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "service-cli-test-"));
   tempDirs.push(dir);
+  return dir;
+}
+
+/** A fresh directory used as both HOME and XDG_CONFIG_HOME of one CLI "machine". */
+export function tempHome(): string {
+  return tempDir();
+}
+
+/** Writes `text` to `name` in a fresh temporary directory; returns the file's path. */
+export function writeTempFile(name: string, text: string): string {
+  const file = path.join(tempDir(), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** An app package to deploy: index.html with `heading`, manifest.json and an empty assets/. */
+export function appPackage(manifest: unknown, heading = "app"): string {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, "assets"));
+  writeFileSync(path.join(dir, "index.html"), `<!doctype html><h1>${heading}</h1>`);
+  writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
   return dir;
 }
 

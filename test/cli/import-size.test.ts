@@ -3,12 +3,9 @@
 // CLI's byte budget, a row larger than the budget alone), so an import far larger than
 // 1 MiB writes every row, and a bad row anywhere — too deep, too large, not JSON — is a
 // failure in the summary while the rows around it are written.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planChunks, REQUEST_BYTE_BUDGET } from "../../src/cli/commands/data/import.ts";
-import { cleanupTempHomes, claimedCliAgent, ok, type CliAgent } from "./helpers.ts";
+import { cleanupTempHomes, appPackage, writeTempFile, claimedCliAgent, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 type Failure = { index: number; key?: string; error: { code: string; status?: number; details?: Obj } };
@@ -23,19 +20,6 @@ function manifest(): Obj {
   };
 }
 
-const dirs: string[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "service-import-size-test-"));
-  dirs.push(dir);
-  return dir;
-}
-
-function writeTemp(name: string, text: string): string {
-  const file = path.join(tempDir(), name);
-  writeFileSync(file, text);
-  return file;
-}
 
 /** Row data of about `bytes` bytes of JSON. */
 const row = (i: number, bytes = 60_000) => ({ i, pad: "x".repeat(bytes) });
@@ -48,7 +32,6 @@ function nested(depth: number): unknown {
 
 afterAll(() => {
   cleanupTempHomes();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("planChunks", () => {
@@ -72,16 +55,13 @@ describe("import by size", () => {
 
   beforeAll(async () => {
     me = await claimedCliAgent("cli-import-size-test");
-    const dir = tempDir();
-    mkdirSync(path.join(dir, "assets"));
-    writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>import</h1>");
-    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest()));
+    const dir = appPackage(manifest(), "import");
     ok(await me.cli(["deploy", dir, "--slug", slug]));
   });
 
   it("imports rows totalling far more than 1 MiB: every row written, in chunks that each fit the budget", async () => {
     const rows = Array.from({ length: 150 }, (_, i) => row(i));
-    const file = writeTemp("big.ndjson", rows.map((r) => JSON.stringify(r)).join("\n"));
+    const file = writeTempFile("big.ndjson", rows.map((r) => JSON.stringify(r)).join("\n"));
     const summary = ok(await data("big", ["import", "--file", file])).json<Summary>();
     // 16 rows of about 60 KB fit in 1 MB; a 17th does not: 150 rows are 10 requests.
     expect(summary).toMatchObject({ collection: "big", total: 150, imported: 150, failed: 0, chunks: 10, silent: true, failures: [] });
@@ -100,7 +80,7 @@ describe("import by size", () => {
     lines[10] = JSON.stringify(row(10, 70_000));
     lines[25] = JSON.stringify(row(25, 1_500_000));
     lines[30] = "{ not json";
-    const file = writeTemp("mixed.ndjson", `${lines.join("\n")}\n`);
+    const file = writeTempFile("mixed.ndjson", `${lines.join("\n")}\n`);
     const summary = ok(await data("mixed", ["import", "--file", file])).json<Summary>();
     expect(summary).toMatchObject({ collection: "mixed", total: 40, imported: 36, failed: 4 });
     expect(summary.failures.map((f) => [f.index, f.error.code, f.error.status])).toEqual([

@@ -13,13 +13,10 @@
 // gone (410) answers. No relay route can make an app dormant, so
 // dormancy is only exercised on the stand-in.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupTempHomes, cliPath, relayUrl, root, runCli, tempHome, type CliRun, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
+import { cleanupTempHomes, appPackage, cliPath, relayUrl, root, runCli, tempHome, type CliRun, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -35,8 +32,6 @@ function manifest(): Obj {
     },
   };
 }
-
-const dirs: string[] = [];
 
 
 
@@ -60,7 +55,6 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 afterAll(() => {
   cleanupTempHomes();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("apps watch against the relay (long-poll fallback)", () => {
@@ -78,11 +72,7 @@ describe("apps watch against the relay (long-poll fallback)", () => {
 
   beforeAll(async () => {
     me = await claimedCliAgent("cli-watch-test");
-    const dir = mkdtempSync(path.join(tmpdir(), "service-watch-test-"));
-    dirs.push(dir);
-    mkdirSync(path.join(dir, "assets"));
-    writeFileSync(path.join(dir, "index.html"), "<!doctype html><h1>watch</h1>");
-    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest()));
+    const dir = appPackage(manifest(), "watch");
     appId = ok(await me.cli(["deploy", dir, "--slug", slug])).json<{ app_id: string }>().app_id;
   });
 

@@ -8,32 +8,14 @@ import { describe, expect, it, vi } from "vitest";
 import { config } from "../../../src/config";
 import { batchBodyBytes } from "../../../src/http/v1/rows";
 import { callWith, expectError, json } from "../helpers";
-import { setup, type Ctx } from "./fixtures";
+import { setup, type Batch, type Ctx } from "./fixtures";
 
 vi.setConfig({ testTimeout: 60_000 });
 
-interface Result {
-  index: number;
-  ok: boolean;
-  key?: string;
-  error?: { code: string; message: string; status: number; details?: Record<string, unknown> };
-}
-
-interface Batch {
-  results: Result[];
-  ok_count: number;
-  error_count: number;
-}
 
 type Obj = Record<string, unknown>;
 
-function post(ctx: Ctx, collection: string, body: unknown): Promise<Response> {
-  return ctx.agentCall(ctx.path(collection, "/batch"), { json: body });
-}
 
-function remove(ctx: Ctx, collection: string, body: unknown): Promise<Response> {
-  return ctx.agentCall(ctx.path(collection, "/batch"), { method: "DELETE", json: body });
-}
 
 /** A value nested `depth` arrays deep. */
 function nested(depth: number): unknown {
@@ -81,7 +63,7 @@ describe("batch create with bad rows", () => {
       ["data", { title: "array" }],
       { data: { title: "good 13" } },
     ];
-    const body = await json<Batch>(await post(ctx, "tasks", { rows }), 200);
+    const body = await json<Batch>(await ctx.batchCreate("tasks", { rows }), 200);
     expect(body.results).toEqual([
       { index: 0, ok: true, key: expect.any(String) },
       fail(1, "invalid_request", 400, { field: "rows.1.data", limit: 100 }),
@@ -127,14 +109,14 @@ describe("batch create with bad rows", () => {
   it("a batch of nothing but bad rows answers 200 with every error and changes nothing; an undeclared collection is still a 404", async () => {
     const ctx = await setup();
     await ctx.create("free", { a: 1 });
-    const body = await ctx.unchanged(async () => json<Batch>(await post(ctx, "free", { rows: [{ data: nested(101) }, {}, "row"] }), 200));
+    const body = await ctx.unchanged(async () => json<Batch>(await ctx.batchCreate("free", { rows: [{ data: nested(101) }, {}, "row"] }), 200));
     expect(body).toEqual({
       results: [fail(0, "invalid_request", 400, { field: "rows.0.data", limit: 100 }), fail(1, "invalid_request", 400, zodDetails("rows.1.data")), fail(2, "invalid_request", 400, zodDetails("rows.2"))],
       ok_count: 0, error_count: 3,
     });
     // Nested exactly as deep as allowed is a good row.
-    expect((await json<Batch>(await post(ctx, "free", { rows: [{ data: nested(99) }] }), 200)).ok_count).toBe(1);
-    const e = await ctx.unchanged(async () => expectError(await post(ctx, "nope", { rows: [{}] }), 404, "collection_not_found"));
+    expect((await json<Batch>(await ctx.batchCreate("free", { rows: [{ data: nested(99) }] }), 200)).ok_count).toBe(1);
+    const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("nope", { rows: [{}] }), 404, "collection_not_found"));
     expect(e.details).toEqual({ collection: "nope" });
   });
 
@@ -149,7 +131,7 @@ describe("batch create with bad rows", () => {
       [[{ data: {} }], "body"],
     ];
     for (const [body, field] of bad) {
-      const e = await ctx.unchanged(async () => expectError(await post(ctx, "free", body), 400, "invalid_request"));
+      const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("free", body), 400, "invalid_request"));
       expect(e.details?.field, JSON.stringify(body).slice(0, 80)).toBe(field);
     }
   });
@@ -162,7 +144,7 @@ describe("batch delete with bad keys", () => {
     const b = await ctx.create("free", { b: 1 });
     const kept = await ctx.create("free", { c: 1 });
     const long = "x".repeat(129);
-    const body = await json<Batch>(await remove(ctx, "free", { keys: [a.key, 5, long, null, b.key, "nope", { key: kept.key }, "y".repeat(5000)] }), 200);
+    const body = await json<Batch>(await ctx.batchDelete("free", { keys: [a.key, 5, long, null, b.key, "nope", { key: kept.key }, "y".repeat(5000)] }), 200);
     expect(body).toEqual({
       results: [
         { index: 0, ok: true, key: a.key },
@@ -217,7 +199,7 @@ describe("batch body cap", () => {
   it("100 rows of about 60 KB are accepted as one batch", async () => {
     const ctx = await setup();
     const rows = Array.from({ length: 100 }, (_, i) => ({ data: sized(60_000, i) }));
-    const body = await json<Batch>(await post(ctx, "free", { rows }), 200);
+    const body = await json<Batch>(await ctx.batchCreate("free", { rows }), 200);
     expect([body.ok_count, body.error_count]).toEqual([100, 0]);
     expect(await ctx.storedCount("collection = 'free'")).toBe(100);
   });
@@ -228,7 +210,7 @@ describe("batch body cap", () => {
     const lowered = await ctx.unchanged(async () => expectError(
       await callWith({ BATCH_MAX_ROWS: "10" }, ctx.path("free", "/batch"), { key: ctx.key, body: big, contentType: "application/json" }), 413, "payload_too_large"));
     expect(lowered.details).toEqual({ limit: 1_048_576 });
-    const deletes = await ctx.unchanged(async () => expectError(await remove(ctx, "free", { keys: Array.from({ length: 100 }, () => "k".repeat(11_000)) }), 413, "payload_too_large"));
+    const deletes = await ctx.unchanged(async () => expectError(await ctx.batchDelete("free", { keys: Array.from({ length: 100 }, () => "k".repeat(11_000)) }), 413, "payload_too_large"));
     expect(deletes.details).toEqual({ limit: 1_048_576 });
     const single = await ctx.unchanged(async () => expectError(await ctx.agentCall(ctx.path("free"), { json: { data: { s: "x".repeat(1_100_000) } } }), 413, "payload_too_large"));
     expect(single.details).toEqual({ limit: 1_048_576 });

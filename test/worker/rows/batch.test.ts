@@ -3,30 +3,12 @@
 // never with per-row keys, and a row with a key is create-or-skip.
 import { describe, expect, it, vi } from "vitest";
 import { callWith, expectError, json } from "../helpers";
-import { setup, type Ctx } from "./fixtures";
+import { setup, type Batch, type Ctx } from "./fixtures";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-interface Result {
-  index: number;
-  ok: boolean;
-  key?: string;
-  error?: { code: string; message: string; status: number; details?: Record<string, unknown> };
-}
 
-interface Batch {
-  results: Result[];
-  ok_count: number;
-  error_count: number;
-}
 
-function post(ctx: Ctx, collection: string, body: unknown, who: "agent" | "owner" = "agent"): Promise<Response> {
-  return ctx.as(who)(ctx.path(collection, "/batch"), { json: body });
-}
-
-function remove(ctx: Ctx, collection: string, body: unknown): Promise<Response> {
-  return ctx.agentCall(ctx.path(collection, "/batch"), { method: "DELETE", json: body });
-}
 
 const fail = (index: number, code: string, status: number, details?: Record<string, unknown>) => ({
   index, ok: false, error: { code, message: expect.any(String), status, ...(details ? { details } : {}) },
@@ -36,7 +18,7 @@ describe("batch create", () => {
   it("per-row results by index; bad rows fail alone; good rows land, each with its own feed entry", async () => {
     const ctx = await setup();
     await ctx.create("tasks", { title: "existing" }, { key: "taken" });
-    const body = await json<Batch>(await post(ctx, "tasks", {
+    const body = await json<Batch>(await ctx.batchCreate("tasks", {
       rows: [
         { data: { title: "ok 0", email: "a@x.io" } },
         { data: { title: 5 } },
@@ -70,31 +52,31 @@ describe("batch create", () => {
     expect(feed.map((e) => [e.op, e.data.title])).toEqual([["create", "existing"], ["create", "ok 0"], ["create", "ok 2"], ["create", "ok 7"]]);
     expect(feed.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     // Oversized rows fail alone too.
-    const sized = await json<Batch>(await post(ctx, "free", { rows: [{ data: { s: "x".repeat(70_000) } }, { data: { s: "small" } }] }), 200);
+    const sized = await json<Batch>(await ctx.batchCreate("free", { rows: [{ data: { s: "x".repeat(70_000) } }, { data: { s: "small" } }] }), 200);
     expect(sized.results).toEqual([fail(0, "row_size_exceeded", 413, { limit: 65_536, bytes: 70_008 }), { index: 1, ok: true, key: expect.any(String) }]);
   });
 
   it("on: upserts row by row; with per-row keys → 400 (field on), nothing written", async () => {
     const ctx = await setup();
     const a = await ctx.create("tasks", { title: "a1", email: "a@x.io" });
-    const body = await json<Batch>(await post(ctx, "tasks", {
+    const body = await json<Batch>(await ctx.batchCreate("tasks", {
       on: "email", rows: [{ data: { title: "a2", email: "A@x.io" } }, { data: { title: "b1", email: "b@x.io" } }, { data: { title: "b2", email: "b@x.io" } }],
     }, "owner"), 200);
     expect(body).toEqual({ results: [{ index: 0, ok: true, key: a.key }, { index: 1, ok: true, key: expect.any(String) }, { index: 2, ok: true, key: body.results[1].key }], ok_count: 3, error_count: 0 });
     expect((await ctx.get("tasks", a.key)).data).toEqual({ title: "a2", email: "A@x.io" });
     expect((await ctx.get("tasks", body.results[1].key!)).data).toEqual({ title: "b2", email: "b@x.io" });
-    const e = await ctx.unchanged(async () => expectError(await post(ctx, "tasks", { on: "email", rows: [{ data: { title: "c", email: "c@x.io" } }, { key: "k", data: { title: "d" } }] }), 400, "invalid_request"));
+    const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("tasks", { on: "email", rows: [{ data: { title: "c", email: "c@x.io" } }, { key: "k", data: { title: "d" } }] }), 400, "invalid_request"));
     expect(e.details).toEqual({ field: "on" });
-    const notUnique = await ctx.unchanged(async () => json<Batch>(await post(ctx, "tasks", { on: "title", rows: [{ data: { title: "x" } }] }), 200));
+    const notUnique = await ctx.unchanged(async () => json<Batch>(await ctx.batchCreate("tasks", { on: "title", rows: [{ data: { title: "x" } }] }), 200));
     expect(notUnique.results).toEqual([fail(0, "invalid_request", 400, { field: "on" })]);
   });
 
   it("at most BATCH_MAX_ROWS (100) rows: 101 → 400 invalid_request (field rows, limit), nothing written", async () => {
     const ctx = await setup();
     const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ data: { i } }));
-    const e = await ctx.unchanged(async () => expectError(await post(ctx, "free", { rows: rows(101) }), 400, "invalid_request"));
+    const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("free", { rows: rows(101) }), 400, "invalid_request"));
     expect(e.details).toEqual({ field: "rows", limit: 100 });
-    const full = await json<Batch>(await post(ctx, "free", { rows: rows(100) }), 200);
+    const full = await json<Batch>(await ctx.batchCreate("free", { rows: rows(100) }), 200);
     expect(full.ok_count).toBe(100);
     expect(full.results.map((r) => r.index)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect((await ctx.list("free", { limit: 1000 })).rows.map((r) => r.data.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
@@ -116,18 +98,18 @@ describe("batch create", () => {
       [{ rows: [{ data: {} }], on: 5 }, "on"],
     ];
     for (const [body, field] of bad) {
-      const e = await ctx.unchanged(async () => expectError(await post(ctx, "free", body), 400, "invalid_request"));
+      const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("free", body), 400, "invalid_request"));
       expect(e.details?.field, JSON.stringify(body)).toBe(field);
     }
-    const e = await ctx.unchanged(async () => expectError(await post(ctx, "nope", { rows: [{ data: {} }] }), 404, "collection_not_found"));
+    const e = await ctx.unchanged(async () => expectError(await ctx.batchCreate("nope", { rows: [{ data: {} }] }), 404, "collection_not_found"));
     expect(e.details).toEqual({ collection: "nope" });
     // Effect options are accepted.
-    expect((await json<Batch>(await post(ctx, "free", { rows: [{ data: {} }], emitEffects: true, suppress: ["notify", "webhooks", "agentTasks"] }), 200)).ok_count).toBe(1);
+    expect((await json<Batch>(await ctx.batchCreate("free", { rows: [{ data: {} }], emitEffects: true, suppress: ["notify", "webhooks", "agentTasks"] }), 200)).ok_count).toBe(1);
   });
 
   it("permission refusals are per row: keyClaim server refuses rows with keys only", async () => {
     const ctx = await setup();
-    const body = await json<Batch>(await post(ctx, "minted", { rows: [{ data: { a: 1 } }, { key: "k", data: { a: 2 } }] }), 200);
+    const body = await json<Batch>(await ctx.batchCreate("minted", { rows: [{ data: { a: 1 } }, { key: "k", data: { a: 2 } }] }), 200);
     expect(body.results).toEqual([{ index: 0, ok: true, key: expect.any(String) }, fail(1, "collection_write_forbidden", 403, expect.objectContaining({ collection: "minted" }))]);
   });
 });
@@ -137,7 +119,7 @@ describe("batch delete", () => {
     const ctx = await setup();
     const a = await ctx.create("free", { a: 1 });
     const b = await ctx.create("free", { b: 1 });
-    const body = await json<Batch>(await remove(ctx, "free", { keys: [a.key, "nope", b.key, a.key, ""] }), 200);
+    const body = await json<Batch>(await ctx.batchDelete("free", { keys: [a.key, "nope", b.key, a.key, ""] }), 200);
     expect(body).toEqual({
       results: [{ index: 0, ok: true, key: a.key }, fail(1, "row_not_found", 404), { index: 2, ok: true, key: b.key }, fail(3, "row_not_found", 404), fail(4, "row_not_found", 404)],
       ok_count: 2, error_count: 3,
@@ -147,21 +129,21 @@ describe("batch delete", () => {
     expect(deleted.rows.map((r) => r.key).sort()).toEqual([a.key, b.key].sort());
     expect((await ctx.feedAll()).map((e) => e.op)).toEqual(["create", "create", "delete", "delete"]);
     const log = await ctx.create("logs", { line: 1 });
-    const refused = await ctx.unchanged(async () => json<Batch>(await remove(ctx, "logs", { keys: [log.key] }), 200));
+    const refused = await ctx.unchanged(async () => json<Batch>(await ctx.batchDelete("logs", { keys: [log.key] }), 200));
     expect(refused.results).toEqual([fail(0, "append_only", 403, { collection: "logs" })]);
   });
 
   it("at most BATCH_MAX_ROWS keys; a malformed call → 400; undeclared collection → 404 (malformed keys: batch-rows.test.ts)", async () => {
     const ctx = await setup();
     await ctx.create("free", {}, { key: "k" });
-    const e = await ctx.unchanged(async () => expectError(await remove(ctx, "free", { keys: Array.from({ length: 101 }, (_, i) => `k${i}`) }), 400, "invalid_request"));
+    const e = await ctx.unchanged(async () => expectError(await ctx.batchDelete("free", { keys: Array.from({ length: 101 }, (_, i) => `k${i}`) }), 400, "invalid_request"));
     expect(e.details).toEqual({ field: "keys", limit: 100 });
     for (const [body, field] of [[{}, "keys"], [{ keys: [] }, "keys"], [{ keys: "k" }, "keys"], [{ keys: ["k"], extra: 1 }, "extra"]] as const) {
-      const bad = await ctx.unchanged(async () => expectError(await remove(ctx, "free", body), 400, "invalid_request"));
+      const bad = await ctx.unchanged(async () => expectError(await ctx.batchDelete("free", body), 400, "invalid_request"));
       expect(bad.details?.field).toBe(field);
     }
-    await ctx.unchanged(async () => expectError(await remove(ctx, "nope", { keys: ["k"] }), 404, "collection_not_found"));
-    const full = await json<Batch>(await remove(ctx, "free", { keys: ["k", ...Array.from({ length: 99 }, (_, i) => `none${i}`)] }), 200);
+    await ctx.unchanged(async () => expectError(await ctx.batchDelete("nope", { keys: ["k"] }), 404, "collection_not_found"));
+    const full = await json<Batch>(await ctx.batchDelete("free", { keys: ["k", ...Array.from({ length: 99 }, (_, i) => `none${i}`)] }), 200);
     expect([full.ok_count, full.error_count]).toEqual([1, 99]);
   });
 });

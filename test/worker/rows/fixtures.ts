@@ -6,7 +6,7 @@
 // changed nothing at all.
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AppStore } from "../../../durable-objects/app-store/app-store";
+import type { AppStore, BatchResult } from "../../../durable-objects/app-store/app-store";
 import { call, claimedAgent, json, signIn, type CallOptions, type Registered, type SignedIn } from "../helpers";
 
 type Obj = Record<string, unknown>;
@@ -103,6 +103,9 @@ export interface DeletedRow {
   purged: boolean;
 }
 
+/** A batch answer (WIRE §2.3), as the store returns it. */
+export type Batch = BatchResult;
+
 export interface FeedEntry {
   seq: number;
   op: "create" | "update" | "delete";
@@ -196,6 +199,16 @@ export class Ctx {
 
   async list(collection: string, query: { q?: unknown; since?: string | null; limit?: number } = {}, who: "agent" | "owner" = "agent"): Promise<Page> {
     return json<Page>(await this.as(who)(this.path(collection, listQuery(query))), 200);
+  }
+
+  /** POST …/batch: many creates, one result per row. */
+  batchCreate(collection: string, body: unknown, who: "agent" | "owner" = "agent"): Promise<Response> {
+    return this.as(who)(this.path(collection, "/batch"), { json: body });
+  }
+
+  /** DELETE …/batch: many soft deletes, one result per key. */
+  batchDelete(collection: string, body: unknown): Promise<Response> {
+    return this.agentCall(this.path(collection, "/batch"), { method: "DELETE", json: body });
   }
 
   /** Every row through the cursor, `limit` per page. */
