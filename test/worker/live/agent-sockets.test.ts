@@ -3,20 +3,13 @@
 // closes with 1012 on every app of the owner before the change's answer, gets no row
 // written afterwards, and a reconnect with the dead key is refused. A second agent of the
 // same owner keeps streaming.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, claimedAgent, json } from "../helpers";
-import { agentCreate, agentProtocols, liveApp, liveManifest, Socket, type Frame } from "./helpers";
+import { agentCreate, agentProtocols, liveApp, liveManifest, Socket, type Frame, socketsClosedAfterEach } from "./helpers";
 
-const open: Socket[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+const sockets = socketsClosedAfterEach();
 
-async function watch(slug: string, key: string): Promise<Socket> {
-  const { socket } = await Socket.subscribed(slug, agentProtocols(key));
-  open.push(socket);
-  return socket;
-}
+const watch = (slug: string, key: string): Promise<Socket> => sockets.subscribed(slug, agentProtocols(key));
 
 const rows = (frames: Frame[]) => frames.filter((f) => f.type === "entry" || (f.type === "batch" && (f.entries as unknown[]).length > 0));
 
@@ -53,7 +46,7 @@ describe("an agent's feed sockets", () => {
     expect(again).toBeInstanceOf(Response);
     expect((again as Response).status).toBe(401);
     await json(await agentRoute(t, "resume"), 200);
-    open.push(await watch(t.apps[0].slug, t.who.agent.api_key));
+    await watch(t.apps[0].slug, t.who.agent.api_key);
   });
 
   it("close when the owner revokes the agent's keys", async () => {
@@ -66,7 +59,7 @@ describe("an agent's feed sockets", () => {
     const t = await watched();
     const rotated = await json<{ api_key: string }>(await agentRoute(t, "rotate-key"), 200);
     await expectEnded(t);
-    open.push(await watch(t.apps[0].slug, rotated.api_key));
+    await watch(t.apps[0].slug, rotated.api_key);
   });
 
   it("close when the agent revokes the key it calls with", async () => {

@@ -1,36 +1,24 @@
 // Feed sockets end where access changes: removing a member closes that human's sockets
 // (and only theirs) with 1012, so the reconnect is judged without their membership; a
 // visibility change and a share-link rotation send every watcher back to reconnect.
-import { describe, expect, it, afterEach } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, json } from "../helpers";
-import { appCall, grantFor, type SessionAnswer } from "../serve/helpers";
 import { member, team } from "../members/fixtures";
-import { Socket, agentProtocols } from "./helpers";
+import { Socket, agentProtocols, socketsClosedAfterEach, ownerToken } from "./helpers";
 
-const open: Socket[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+const sockets = socketsClosedAfterEach();
 
-async function subscribed(slug: string, protocols: string[]): Promise<Socket> {
-  const { socket } = await Socket.subscribed(slug, protocols);
-  open.push(socket);
-  return socket;
-}
+const subscribed = sockets.subscribed;
 
-async function sessionToken(human: Parameters<typeof grantFor>[0], slug: string): Promise<string> {
-  const grant = await grantFor(human, slug);
-  return (await json<SessionAnswer>(await appCall(slug, "/_svc/session", { json: { grant } }), 200)).token;
-}
 
 describe("closing feed sockets when access changes", () => {
   it("removing a member closes that member's socket and refuses the reconnect; others stay", async () => {
     const t = await team();
     const friend = await member(t, ["writer"]);
     const other = await member(t, ["viewer"]);
-    const friendToken = await sessionToken(friend, t.app.slug);
+    const friendToken = await ownerToken(friend, t.app.slug);
     const friendSocket = await subscribed(t.app.slug, ["service.v1", `service.session.${friendToken}`]);
-    const otherSocket = await subscribed(t.app.slug, ["service.v1", `service.session.${await sessionToken(other, t.app.slug)}`]);
+    const otherSocket = await subscribed(t.app.slug, ["service.v1", `service.session.${await ownerToken(other, t.app.slug)}`]);
     const agentSocket = await subscribed(t.app.slug, agentProtocols(t.key));
 
     const res = await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key });

@@ -3,7 +3,7 @@
 // client for the app feed socket (`/_svc/ws` through SELF.fetch with Upgrade: websocket)
 // that queues frames so a test can wait for the next one or prove that none arrives.
 import { SELF } from "cloudflare:test";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { call, freshIp, json } from "../helpers";
 import { appCall, deploy, owner, ownerToken, type AppCallOptions, type Deployed, type Owner } from "../serve/helpers";
 
@@ -158,3 +158,23 @@ export class Socket {
 
 /** The subprotocol list of an agent. */
 export const agentProtocols = (key: string) => ["service.v1", `service.agentkey.${key}`];
+export const sessionProtocols = (token: string) => ["service.v1", `service.session.${token}`];
+export const grantProtocols = (token: string) => ["service.v1", `service.grant.${token}`];
+export const shareProtocols = (token: string) => ["service.v1", `service.share.${token}`];
+
+/**
+ * The sockets a test file opens, closed after each of its tests. Call once at the top of
+ * the file; `keep` hands a socket over, `subscribed` opens one caught up from `since`.
+ */
+export function socketsClosedAfterEach() {
+  const open: Socket[] = [];
+  afterEach(() => {
+    for (const s of open.splice(0)) s.close();
+  });
+  const keep = (socket: Socket): Socket => {
+    open.push(socket);
+    return socket;
+  };
+  const subscribed = async (slug: string, protocols: string[], since = 0): Promise<Socket> => keep((await Socket.subscribed(slug, protocols, since)).socket);
+  return { keep, subscribed };
+}

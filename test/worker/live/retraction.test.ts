@@ -7,11 +7,11 @@
 // sees the row gets the update; one who never saw it gets nothing. The previous state the
 // store keeps for this never reaches a client, and a purge scrubs it.
 import { env, runInDurableObject } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
-import { call, json, type SignedIn } from "../helpers";
-import { appCall, grantFor, type SessionAnswer } from "../serve/helpers";
+import { describe, expect, it } from "vitest";
+import { call, json } from "../helpers";
+import { appCall } from "../serve/helpers";
 import { member, team, type Team } from "../members/fixtures";
-import { agentProtocols, Socket, type Frame } from "./helpers";
+import { agentProtocols, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grantSocket } from "./helpers";
 import { appStore } from "../../../src/apps/store";
 import { findAppBySlug } from "../../../src/db/apps";
 import { grantPrincipalFor } from "../../../src/http/serve/grant-exchange";
@@ -24,10 +24,7 @@ type Entry = { seq: number; op: string; collection_name: string; row_key: string
 /** Only the data before each update holds this; nothing sent after the update may. */
 const MARKER = "PREVIOUS-STATE-7f3a9c";
 
-const open: Socket[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+const sockets = socketsClosedAfterEach();
 
 function retractionManifest(): Obj {
   return {
@@ -57,7 +54,7 @@ const raw = new WeakMap<Socket, string[]>();
 
 async function subscribed(slug: string, protocols: string[], since = 0): Promise<Socket> {
   const { socket } = await Socket.subscribed(slug, protocols, since);
-  open.push(socket);
+  sockets.keep(socket);
   const log: string[] = [];
   socket.ws.addEventListener("message", (ev) => {
     log.push(typeof ev.data === "string" ? ev.data : new TextDecoder().decode(ev.data as ArrayBuffer));
@@ -71,13 +68,7 @@ const marks = (...sockets: Socket[]) => sockets.map((s) => raw.get(s)!.length);
 /** The raw frames each socket received since `marks`. */
 const framesSince = (at: number[], ...sockets: Socket[]) => sockets.map((s, i) => raw.get(s)!.slice(at[i]).join("\n"));
 
-const session = (token: string) => ["service.v1", `service.session.${token}`];
-const grantSocket = (token: string) => ["service.v1", `service.grant.${token}`];
 
-async function sessionToken(human: SignedIn, slug: string): Promise<string> {
-  const g = await grantFor(human, slug);
-  return (await json<SessionAnswer>(await appCall(slug, "/_svc/session", { json: { grant: g } }), 200)).token;
-}
 
 function entriesIn(frames: Frame[]): Entry[] {
   return frames.flatMap((f) => (f.type === "entry" ? [f.entry] : f.type === "batch" ? (f.entries as unknown[]) : [])) as Entry[];
@@ -147,10 +138,10 @@ describe("an editor-scoped read", () => {
     const t = await team("private", retractionManifest());
     const writerB = await member(t, ["staff"]);
     const bystander = await member(t, ["guest"]);
-    const tokenB = await sessionToken(writerB, t.app.slug);
+    const tokenB = await ownerToken(writerB, t.app.slug);
     const agentSocket = await subscribed(t.app.slug, agentProtocols(t.key));
     const bSocket = await subscribed(t.app.slug, session(tokenB));
-    const otherSocket = await subscribed(t.app.slug, session(await sessionToken(bystander, t.app.slug)));
+    const otherSocket = await subscribed(t.app.slug, session(await ownerToken(bystander, t.app.slug)));
 
     await agentCreate(t, "drafts", { text: MARKER }, "d1");
     const [created] = await nextEntries(agentSocket);
@@ -194,13 +185,13 @@ describe("an editor-scoped read", () => {
   it("a sub catch-up page carries the retraction from the stored previous state", async () => {
     const t = await team("private", retractionManifest());
     const writerB = await member(t, ["staff"]);
-    const tokenB = await sessionToken(writerB, t.app.slug);
+    const tokenB = await ownerToken(writerB, t.app.slug);
     await agentCreate(t, "drafts", { text: MARKER }, "d2");
     const since = await head(t);
     await json(await appCall(t.app.slug, "/_svc/c/drafts/d2", { method: "PATCH", token: tokenB, json: { data: { text: "theirs" } } }), 200);
 
     const { socket, batch } = await Socket.subscribed(t.app.slug, agentProtocols(t.key), since);
-    open.push(socket);
+    sockets.keep(socket);
     expect(batch.entries).toEqual([{
       seq: since + 1, op: "delete", collection_name: "drafts", row_key: "d2", row_version: 2, data: null,
       author: { kind: "human", id: writerB.humanId }, ts: (batch.entries as Entry[])[0].ts,
@@ -208,13 +199,13 @@ describe("an editor-scoped read", () => {
     noLeak(JSON.stringify(batch));
     // From the start, the page holds the create (old data, seen then) and the retraction.
     const { socket: full, batch: all } = await Socket.subscribed(t.app.slug, agentProtocols(t.key), 0);
-    open.push(full);
+    sockets.keep(full);
     expect((all.entries as Entry[]).map((e) => [e.op, e.data])).toEqual([["create", { text: MARKER }], ["delete", null]]);
  
     // An entry written before the store kept previous states has none: judged by its new state only, as before.
     await runInDurableObject(stub(t), (_instance, state) => { state.storage.sql.exec("UPDATE _svc_feed SET prev = NULL"); });
     const { socket: legacy, batch: old } = await Socket.subscribed(t.app.slug, agentProtocols(t.key), 0);
-    open.push(legacy);
+    sockets.keep(legacy);
     expect((old.entries as Entry[]).map((e) => e.op)).toEqual(["create"]);
   });
 });
@@ -224,11 +215,11 @@ describe("a delete by someone else", () => {
     const t = await team("private", retractionManifest());
     const writer = await member(t);
     const bystander = await member(t, ["guest"]);
-    const token = await sessionToken(writer, t.app.slug);
+    const token = await ownerToken(writer, t.app.slug);
     const staff = await member(t, ["staff"]);
-    const staffToken = await sessionToken(staff, t.app.slug);
+    const staffToken = await ownerToken(staff, t.app.slug);
     const writerSocket = await subscribed(t.app.slug, session(token));
-    const otherSocket = await subscribed(t.app.slug, session(await sessionToken(bystander, t.app.slug)));
+    const otherSocket = await subscribed(t.app.slug, session(await ownerToken(bystander, t.app.slug)));
     await json(await appCall(t.app.slug, "/_svc/c/memos", { token, json: { key: "m1", data: { text: "mine" } } }), 201);
     const [created] = await nextEntries(writerSocket);
     expect(created).toMatchObject({ op: "create", row_key: "m1" });
@@ -241,7 +232,7 @@ describe("a delete by someone else", () => {
     await otherSocket.quiet();
     // The writer's catch-up page says the same.
     const { socket, batch } = await Socket.subscribed(t.app.slug, session(token), created.seq);
-    open.push(socket);
+    sockets.keep(socket);
     expect((batch.entries as Entry[]).map((e) => [e.seq, e.op])).toEqual([[created.seq + 1, "delete"]]);
   });
 });
@@ -250,9 +241,9 @@ describe("a relation-scoped read", () => {
   it("reassigning the relation away retracts the row from the old assignee; the new one gets the update; others nothing", async () => {
     const t = await team("private", retractionManifest());
     const [alice, bob, carol] = [await member(t, ["staff"]), await member(t, ["staff"]), await member(t, ["staff"])];
-    const aliceSocket = await subscribed(t.app.slug, session(await sessionToken(alice, t.app.slug)));
-    const bobSocket = await subscribed(t.app.slug, session(await sessionToken(bob, t.app.slug)));
-    const carolSocket = await subscribed(t.app.slug, session(await sessionToken(carol, t.app.slug)));
+    const aliceSocket = await subscribed(t.app.slug, session(await ownerToken(alice, t.app.slug)));
+    const bobSocket = await subscribed(t.app.slug, session(await ownerToken(bob, t.app.slug)));
+    const carolSocket = await subscribed(t.app.slug, session(await ownerToken(carol, t.app.slug)));
 
     await agentCreate(t, "tasks", { title: MARKER, assignee: alice.humanId }, "t1");
     const [created] = await nextEntries(aliceSocket);
@@ -339,7 +330,7 @@ describe("the previous state", () => {
   it("is stored beside update entries (upserts and batch upserts too), never sent, and a purge scrubs it with the data", async () => {
     const t = await team("private", retractionManifest());
     const alice = await member(t, ["staff"]);
-    const aliceSocket = await subscribed(t.app.slug, session(await sessionToken(alice, t.app.slug)));
+    const aliceSocket = await subscribed(t.app.slug, session(await ownerToken(alice, t.app.slug)));
     await agentCreate(t, "tasks", { ref: "R1", title: MARKER, assignee: alice.humanId }, "p1");
     const [created] = await nextEntries(aliceSocket);
     const at = marks(aliceSocket);

@@ -7,33 +7,19 @@
 // issued before a removal stays dead when the person is re-added within the same second.
 // Each case writes a row the socket could read before, and shows it never arrives.
 import { env } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, json, type SignedIn } from "../helpers";
-import { appCall, grantFor, type SessionAnswer } from "../serve/helpers";
+import { appCall } from "../serve/helpers";
 import { member, rolesManifest, team as rolesTeam, type Team } from "../members/fixtures";
 import { setGrantColumn, setup, type App } from "../access/fixtures";
-import { agentCreate, liveApp, Socket, type Frame } from "./helpers";
+import { agentCreate, liveApp, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grant, shareProtocols as share } from "./helpers";
 import { issuedBeforeMembership } from "../../../src/http/serve/access";
 
-const open: Socket[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
+const sockets = socketsClosedAfterEach();
 
-async function subscribed(slug: string, protocols: string[]): Promise<Socket> {
-  const { socket } = await Socket.subscribed(slug, protocols);
-  open.push(socket);
-  return socket;
-}
+const subscribed = sockets.subscribed;
 
-const session = (token: string) => ["service.v1", `service.session.${token}`];
-const grant = (token: string) => ["service.v1", `service.grant.${token}`];
-const share = (token: string) => ["service.v1", `service.share.${token}`];
 
-async function sessionToken(human: SignedIn, slug: string): Promise<string> {
-  const g = await grantFor(human, slug);
-  return (await json<SessionAnswer>(await appCall(slug, "/_svc/session", { json: { grant: g } }), 200)).token;
-}
 
 function form(fields: Array<[string, string]>): { body: string; contentType: string } {
   return { body: new URLSearchParams(fields).toString(), contentType: "application/x-www-form-urlencoded" };
@@ -163,9 +149,9 @@ describe("members", () => {
     const t = await team();
     const friend = await member(t, ["viewer"]);
     const other = await member(t, ["viewer"]);
-    const token = await sessionToken(friend, t.app.slug);
+    const token = await ownerToken(friend, t.app.slug);
     const socket = await subscribed(t.app.slug, session(token));
-    const stays = await subscribed(t.app.slug, session(await sessionToken(other, t.app.slug)));
+    const stays = await subscribed(t.app.slug, session(await ownerToken(other, t.app.slug)));
 
     const res = await call(`/console/apps/${t.app.app_id}/members/${friend.humanId}/remove`, { method: "POST", session: t.who.human.session, ...form([]) });
     expect(res.status).toBe(303);
@@ -194,10 +180,10 @@ describe("members", () => {
       const friend = await member(t, ["viewer"]);
       await note(t, "before");
       await logLine(t, "before");
-      const token = await sessionToken(friend, t.app.slug);
+      const token = await ownerToken(friend, t.app.slug);
       // As a viewer: notes (read: member) and the log (read: viewer).
       const { socket: first, batch } = await Socket.subscribed(t.app.slug, session(token));
-      open.push(first);
+      sockets.keep(first);
       expect(entriesIn([batch]).map((e) => e.collection_name).sort()).toEqual(["log", "notes"]);
 
       await reRole(t, friend);
@@ -207,7 +193,7 @@ describe("members", () => {
 
       // The same session, reconnected: a plain member reads notes but no longer the log.
       const { socket: again, hello, batch: page } = await Socket.subscribed(t.app.slug, session(token));
-      open.push(again);
+      sockets.keep(again);
       expect(hello).toMatchObject({ session: { kind: "member", humanId: friend.humanId } });
       expect(entriesIn([page]).map((e) => e.collection_name)).toEqual(["notes"]);
       await logLine(t, "later");
@@ -221,7 +207,7 @@ describe("members", () => {
   it("a session issued before a removal stays refused when the member is re-added within the same second", async () => {
     const t = await team();
     const friend = await member(t, ["viewer"]);
-    const old = await sessionToken(friend, t.app.slug);
+    const old = await ownerToken(friend, t.app.slug);
     const socket = await subscribed(t.app.slug, session(old));
 
     await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key });
@@ -243,7 +229,7 @@ describe("members", () => {
     expect(entriesIn(socket.frames)).toEqual([]);
 
     // A sign-in after the re-add works, and its socket gets the next row.
-    const fresh = await sessionToken(friend, t.app.slug);
+    const fresh = await ownerToken(friend, t.app.slug);
     const watcher = await subscribed(t.app.slug, session(fresh));
     await note(t, "for the new session");
     expect(await watcher.next()).toMatchObject({ type: "entry", entry: { data: { text: "for the new session" } } });
