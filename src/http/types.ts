@@ -29,7 +29,7 @@ export interface HumanPrincipal {
  * null only for an agent nobody has claimed yet.
  */
 export interface OwnerActor {
-  /** `credential`: a service credential on the collection endpoints (auth kind "rows" only). */
+  /** `credential`: a service credential, on the collection endpoints (auth kind "rows") and, with its members flag, the member directory. */
   kind: "agent" | "human" | "credential";
   ownerHumanId: string | null;
   agentId: string | null;

@@ -116,8 +116,9 @@ const CREDENTIAL_REFUSALS = {
  * The collection endpoints (auth kind "rows"): an agent key, the owner's session, or a
  * service credential (`Bearer svcs_…`). A credential acts for its app's owner, narrowed
  * by its allowlist; `ownedApp` keeps it to its own app and `principalOf` turns it into
- * the `credential` principal. Every other route keeps `requireOwnerActor`, whose agent
- * check refuses a credential with 401 `unauthorized`. A credential that does not hold
+ * the `credential` principal. The member directory reads the same way when the
+ * credential's `members` flag is on (member-directory.ts); every other route keeps
+ * `requireOwnerActor`, whose agent check refuses a credential with 401 `unauthorized`. A credential that does not hold
  * (unknown, revoked, expired, paused) is refused with 401 `unauthorized` and its reason.
  */
 export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {

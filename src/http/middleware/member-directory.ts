@@ -9,18 +9,14 @@
  * members, the roles summary, grants and credentials stay owner routes.
  */
 import type { MiddlewareHandler } from "hono";
-import { SECRET_KINDS } from "../../auth/tokens";
 import type { AppEnv } from "../types";
-import { bearerToken, requireOwnerActor, requireRowActor } from "./auth";
+import { requireOwnerActor, requireRowActor } from "./auth";
 
 export const requireMemberReader: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c);
-  if (token === null || !token.startsWith(SECRET_KINDS.serviceCredential)) {
-    await requireOwnerActor(c, next);
-    return;
-  }
+  // requireRowActor hands anything but a credential to requireOwnerActor itself.
   await requireRowActor(c, async () => {
-    if (c.get("credential").members) await next();
-    else await requireOwnerActor(c, next); // refuses a credential bearer: today's 401 for a flag left off
+    const credential = c.get("credential");
+    if (!credential || credential.members) await next();
+    else await requireOwnerActor(c, next); // refuses a credential bearer: the owner routes' 401 for a flag left off
   });
 };
