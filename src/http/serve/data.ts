@@ -35,7 +35,7 @@ import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type
 import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";
 import { challengeOutcome } from "../../auth/turnstile";
-import { requireShallow } from "../../apps/store-call";
+import { requireRowData } from "../../apps/store-call";
 
 /** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
 const ANON_WRITES_PER_MINUTE = 60;
@@ -85,11 +85,6 @@ async function body<T extends z.ZodType>(c: ServeContext, schema: T, optional: b
   return raw === undefined ? undefined : parseWith(schema, raw, "body");
 }
 
-function requireData(data: unknown): void {
-  if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field: "data" });
-  requireShallow(data, "data");
-}
-
 function noStore(res: Response): Response {
   res.headers.set("Cache-Control", "no-store");
   return res;
@@ -112,7 +107,7 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
   app.post("/_svc/c/:collection", async (c) => {
     const t = await writeTarget(c);
     const input = (await body(c, createBody, false))!;
-    requireData(input.data);
+    requireRowData(input.data, "data");
     const result = unwrap(await t.store.createRow(t.call, t.collection, input));
     return noStore(c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200));
   });
@@ -125,7 +120,7 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
   app.patch("/_svc/c/:collection/:key", async (c) => {
     const t = await writeTarget(c);
     const input = (await body(c, updateBody, false))!;
-    requireData(input.data);
+    requireRowData(input.data, "data");
     return noStore(c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key"), input)) }));
   });
 
