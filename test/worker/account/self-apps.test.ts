@@ -172,13 +172,14 @@ describe("template upgrade badge", () => {
     expect(first).toMatchObject({ app_id: s.app.app_id, dismissed_version: "1.2.0", badge: false, available: false });
     expect((await json<Record<string, unknown>>(await call(path, { session, json: { version: "2.0.0-beta.1" } }), 200)).dismissed_version).toBe("2.0.0-beta.1");
     expect((await json<Record<string, unknown>>(await call(`/v1/self/apps/${s.app.app_id}/upgrade`, { session }), 200)).dismissed_version).toBe("2.0.0-beta.1");
-    const before = await env.DB.prepare("SELECT version, dismissed_at FROM upgrade_dismissals WHERE app_id = ?1").bind(s.app.app_id).all();
+    const dismissals = async () => (await env.DB.prepare("SELECT version, dismissed_at FROM upgrade_dismissals WHERE app_id = ?1").bind(s.app.app_id).all()).results;
+    const before = await dismissals();
     const err = await expectError(await call(path, { method: "POST", session }), 409, "conflict");
     expect(err.details?.field).toBe("version");
     for (const body of [{ version: "" }, { version: "1 .0" }, { version: "v".repeat(65) }, { version: 1 }, { other: 1 }]) {
       await expectError(await call(path, { session, json: body }), 400, "invalid_request");
     }
-    expect(await env.DB.prepare("SELECT version, dismissed_at FROM upgrade_dismissals WHERE app_id = ?1").bind(s.app.app_id).all()).toEqual(before);
+    expect(await dismissals()).toEqual(before);
   });
 
   it("a member → 403 forbidden; a stranger → 404 app_not_found; nothing recorded", async () => {
