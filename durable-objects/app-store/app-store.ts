@@ -108,6 +108,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private readonly watchers = new Watchers(this.ctx, {
     load: (appId, version) => this.manifest(appId, version),
     current: () => this.compiled,
+    wakeBy: (at) => this.wakeBy(at),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -163,7 +164,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
     this.watchers.afterCommit(entries, () => this.compiled);
-    if (entries.length && this.outboxPending()) void this.alarmWithin(OUTBOX_FLUSH_DELAY_MS);
+    if (entries.length && this.outboxPending()) void this.wakeBy(Date.now() + OUTBOX_FLUSH_DELAY_MS);
     // Every thousandth entry, make sure the sweep will come to prune the feed.
     if (entries.some((e) => e.seq % 1000 === 0)) void this.ensureAlarm();
     // A soft delete leaves a tombstone the sweep must drop once the restore window closes.
@@ -362,10 +363,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return this.ctx.storage.sql.exec("SELECT 1 FROM _svc_outbox LIMIT 1").toArray().length > 0;
   }
 
-  /** Moves the alarm earlier when it is not due within `ms`. */
-  private async alarmWithin(ms: number): Promise<void> {
-    const at = await this.ctx.storage.getAlarm();
-    if (at === null || at > Date.now() + ms) await this.ctx.storage.setAlarm(Date.now() + ms);
+  /** Moves the alarm to `at` (ms since the epoch) unless it is already due by then. */
+  private async wakeBy(at: number): Promise<void> {
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > at) await this.ctx.storage.setAlarm(at);
   }
 
   /**
@@ -386,16 +387,30 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     }
   }
 
+  /** A sweep within the hour (an alarm set further out, for a socket's expiry days away, is moved up). */
   private async ensureAlarm(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
+    await this.wakeBy(Date.now() + SWEEP_EVERY_MS);
   }
 
-  /** The sweep: rows over their retention bounds, tombstones past the restore window, and feed entries beyond the kept window. */
+  /**
+   * The alarm: closes feed sockets whose credential ran out, hands the outbox to the queue,
+   * and sweeps rows over their retention bounds, tombstones past the restore window and feed
+   * entries beyond the kept window. It is set again for whichever comes first: the next
+   * socket expiry, or the next sweep while one is due.
+   */
   override async alarm(): Promise<void> {
+    const nextExpiry = this.watchers.closeExpired();
+    const nextSweep = await this.sweepAll();
+    const next = Math.min(nextExpiry ?? Infinity, nextSweep ?? Infinity);
+    if (Number.isFinite(next)) await this.wakeBy(next);
+  }
+
+  /** One sweep of the app's store; answers when the next is due, or null when nothing will be. */
+  private async sweepAll(): Promise<number | null> {
     const sql = this.ctx.storage.sql;
     const appId = readMeta(sql, "app_id");
     const version = Number(readMeta(sql, "live_version") ?? "0");
-    if (!appId || !version) return;
+    if (!appId || !version) return null;
     await this.flushOutbox(appId);
     const manifest = await this.manifest(appId, version);
     const maxRows = config(this.env).limits.MAX_ROWS_PER_APP;
@@ -403,7 +418,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     const feedMoved = pruneFeed(sql);
     if (pruned > 0 || feedMoved) this.afterCommit([]);
     const feedSize = Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_feed").one().n);
-    if (sweepDue(manifest, sql, maxRows) || feedSize > FEED_KEEP) await this.ctx.storage.setAlarm(Date.now() + SWEEP_EVERY_MS);
+    return sweepDue(manifest, sql, maxRows) || feedSize > FEED_KEEP ? Date.now() + SWEEP_EVERY_MS : null;
   }
 
   // ---- app-level ----

@@ -16,8 +16,9 @@
  *
  * A socket's principal is fixed when it connects, so access withdrawn later reaches it in
  * two ways: a credential that expires (app session, grant link, preview token) is carried
- * in the attachment and the socket is closed once that time has passed, before anything
- * else is sent to it; and the Worker closes the sockets a withdrawal touches (`closeAll`
+ * in the attachment and the socket is closed once that time has passed — by the store's
+ * alarm, set for the soonest expiry, even when the socket is idle, and in any case before
+ * anything else is sent to it; and the Worker closes the sockets a withdrawal touches (`closeAll`
  * with a `SocketSelector`: one person's, one grant link's holders, one preview token's
  * viewers) so they reconnect and are judged afresh.
  */
@@ -106,6 +107,8 @@ export interface WatchHost {
   load(appId: string, version: number): Promise<CompiledManifest>;
   /** The newest manifest the store has loaded, if any. */
   current(): { version: number; manifest: CompiledManifest } | null;
+  /** Wakes the store (its alarm) no later than `at` (ms since the epoch), to close sockets expiring then. */
+  wakeBy(at: number): Promise<void>;
 }
 
 /** Entries per `sub` page, and the most a single frame carries before it is split. */
@@ -250,7 +253,10 @@ export class Watchers {
       return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
     }
     // The credential may have run out between the Worker's check and this moment.
-    if (!this.expired(server, initial)) send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
+    if (!this.expired(server, initial)) {
+      send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
+      if (initial.x !== undefined) await this.host.wakeBy(initial.x);
+    }
     return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
   }
 
@@ -321,6 +327,20 @@ export class Watchers {
       // Already closing.
     }
     return true;
+  }
+
+  /**
+   * The store's alarm: closes every socket whose credential has run out, idle or not, and
+   * answers when the next one runs out (null when none will), so the alarm can be set again.
+   */
+  closeExpired(): number | null {
+    let next: number | null = null;
+    for (const ws of this.ctx.getWebSockets()) {
+      const s = this.state(ws);
+      if (!s || s.x === undefined || this.expired(ws, s)) continue;
+      if (next === null || s.x < next) next = s.x;
+    }
+    return next;
   }
 
   private remember(ws: WebSocket, s: SocketState): void {

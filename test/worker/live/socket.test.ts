@@ -375,6 +375,22 @@ describe("app lifecycle", () => {
     expect((await person.whenClosed()).code).toBe(4001);
   });
 
+  it("the store's alarm waits for a session socket's expiry, and a due sweep still moves it up", async () => {
+    const { who, app } = await liveApp();
+    const alarm = () => runInDurableObject(stub(app.app_id), (_instance: AppStore, state) => state.storage.getAlarm());
+    const created = await agentCreate(who.agent.api_key, app.app_id, "notes", { n: 1 });
+    await runInDurableObject(stub(app.app_id), (_instance: AppStore, state) => state.storage.deleteAlarm());
+    const token = await ownerToken(who.human, app.slug);
+    (await subscribed(app.slug, ["service.v1", `service.session.${token}`])).socket;
+    // Set for the session's expiry, seven days out.
+    expect((await alarm())! - Date.now()).toBeGreaterThan(6 * 86400_000);
+    // A soft delete makes a tombstone sweep due: within the hour, not in a week.
+    await agentDelete(who.agent.api_key, app.app_id, "notes", (created as { key: string }).key);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await alarm())! - Date.now()).toBeLessThanOrEqual(3_600_000);
+    expect((await alarm())! - Date.now()).toBeGreaterThan(3_500_000);
+  });
+
   it("a retention sweep that removed rows tells live sockets to resync", async () => {
     const { who, app } = await liveApp();
     const socket = (await subscribed(app.slug, agentProtocols(who.agent.api_key))).socket;

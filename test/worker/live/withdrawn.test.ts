@@ -93,6 +93,24 @@ describe("grant links", () => {
     await closedWithNothing(socket, 4001);
     expect(await refused(app.slug, grant(token))).toBe(401);
   });
+
+  it("an idle holder's socket is closed (4001) when its link expires, with no write to prompt it", async () => {
+    const app = await setup();
+    const link = await app.mintGrant({ role: "guest" });
+    const token = await holderOf(app, link);
+    const expiresAt = new Date(Date.now() + 1200).toISOString();
+    await setGrantColumn(link.id, "expires_at", expiresAt);
+    const socket = await subscribed(app.slug, grant(token));
+    const agent = await subscribed(app.slug, ["service.v1", `service.agentkey.${app.key}`]);
+
+    expect(await socket.next(4000)).toMatchObject({ type: "error", error: { code: "unauthorized" } });
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    await closedWithNothing(socket, 4001);
+    // The agent's socket, which does not expire, is left alone.
+    await app.create("notes", { text: "after the expiry" });
+    expect(await agent.next()).toMatchObject({ type: "entry" });
+    expect(agent.closed).toBeNull();
+  });
 });
 
 describe("preview tokens", () => {
@@ -131,6 +149,23 @@ describe("preview tokens", () => {
     expect(await socket.next()).toMatchObject({ type: "error", error: { code: "unauthorized" } });
     await closedWithNothing(socket, 4001);
     expect(await refused(app.slug, share(minted.token))).toBe(401);
+  });
+
+  it("idle viewers are closed (4001) at their own tokens' expiries, the sooner one first", async () => {
+    const { app, mint } = await previewApp();
+    const [soon, later] = [await mint(), await mint()];
+    const expiry = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const [soonAt, laterAt] = [expiry(1000), expiry(2200)];
+    await env.DB.prepare("UPDATE preview_tokens SET expires_at = ?1 WHERE id = ?2").bind(soonAt, soon.id).run();
+    await env.DB.prepare("UPDATE preview_tokens SET expires_at = ?1 WHERE id = ?2").bind(laterAt, later.id).run();
+    const first = await subscribed(app.slug, share(later.token));
+    const second = await subscribed(app.slug, share(soon.token));
+
+    await closedWithNothing(second, 4001);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(soonAt));
+    expect(first.closed).toBeNull();
+    expect((await first.whenClosed(4000)).code).toBe(4001);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(laterAt));
   });
 });
 
