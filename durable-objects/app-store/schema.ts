@@ -5,7 +5,7 @@
  * request sees the object (the pattern of DESIGN §5.4).
  */
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Each entry moves the schema from version i to i+1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
@@ -80,6 +80,13 @@ const MIGRATIONS: string[][] = [
     // the row before the update and cannot after gets a retraction (feed.ts `priorOf`).
     // Store-internal: never sent to any client. Entries written before this step have none.
     "ALTER TABLE _svc_feed ADD COLUMN prev TEXT",
+  ],
+  [
+    // Recent socket closes for withdrawn access (watchers.ts `closeAll`): `selector` is the
+    // JSON SocketSelector, null for every socket. A socket whose access was checked before
+    // a matching close is turned away; rows older than a minute are dropped.
+    "CREATE TABLE _svc_withdrawals (at INTEGER NOT NULL, selector TEXT)",
+    "CREATE INDEX _svc_withdrawals_at ON _svc_withdrawals (at)",
   ],
 ];
 

@@ -20,7 +20,10 @@
  * alarm, set for the soonest expiry, even when the socket is idle, and in any case before
  * anything else is sent to it; and the Worker closes the sockets a withdrawal touches (`closeAll`
  * with a `SocketSelector`: one person's, one grant link's holders, one preview token's
- * viewers) so they reconnect and are judged afresh.
+ * viewers) so they reconnect and are judged afresh. Such a close is also remembered for a
+ * minute, because an upgrade the Worker checked just before the withdrawal may reach the
+ * store just after the close ran: the hand-off says when the Worker began reading access,
+ * and a socket whose access was withdrawn since then is closed (1012) on arrival.
  */
 import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
@@ -61,7 +64,12 @@ export interface SocketHandoff {
    * anonymous or visitor one and does not say how it got in.
    */
   previewTokenId?: string;
+  /** When the Worker began reading the caller's access (ms since the epoch); a withdrawal recorded since may have been missed. */
+  checkedAt?: number;
 }
+
+/** How long a withdrawal is remembered for upgrades still on their way from the Worker. */
+const WITHDRAWAL_MEMORY_MS = 60_000;
 
 /**
  * Which sockets a targeted close reaches: one person's (signed in as owner or member), the
@@ -239,12 +247,18 @@ export class Watchers {
       throw err;
     }
     const [client, server] = Object.values(new WebSocketPair());
-    this.ctx.acceptWebSocket(server, this.tags(manifest, handoff.principal, handoff.version));
     const initial: SocketState = {
       a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false,
       ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
       ...(typeof handoff.previewTokenId === "string" ? { k: handoff.previewTokenId } : {}),
     };
+    if (this.withdrawnSince(typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial)) {
+      // Checked before its access was withdrawn: come back and be judged afresh.
+      server.accept();
+      server.close(1012, "reconnect");
+      return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+    }
+    this.ctx.acceptWebSocket(server, this.tags(manifest, handoff.principal, handoff.version));
     try {
       server.serializeAttachment(initial);
       this.known.set(server, { s: initial, reader: readerKey(initial.p) });
@@ -433,6 +447,7 @@ export class Watchers {
    * be judged again.
    */
   closeAll(reason: CloseReason, only?: SocketSelector): number {
+    this.rememberWithdrawal(only);
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
       const s = this.state(ws);
@@ -447,6 +462,22 @@ export class Watchers {
       }
     }
     return sockets.length;
+  }
+
+  /** Records a close for upgrades still in flight (see withdrawnSince), forgetting those past the memory window. */
+  private rememberWithdrawal(only: SocketSelector | undefined): void {
+    const now = Date.now();
+    this.sql.exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
+    this.sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
+  }
+
+  /** Whether a close that reaches this socket was recorded at or after `checkedAt` (within the memory window). */
+  private withdrawnSince(checkedAt: number, s: SocketState): boolean {
+    const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
+    for (const { selector } of this.sql.exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
+      if (selector === null || selects(JSON.parse(selector) as SocketSelector, s)) return true;
+    }
+    return false;
   }
 
   /** The client went away: complete the close handshake. 1005/1006 cannot be sent back (STACK trap 8). */

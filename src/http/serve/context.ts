@@ -56,6 +56,11 @@ export interface ServedApp {
   /** `<scheme>://<slug>.<APPS_DOMAIN>/` */
   root: string;
   origin: string;
+  /**
+   * When the relay began reading this request's access from D1 (ms since the epoch): a
+   * withdrawal the store recorded at or after it may not have been seen by those reads.
+   */
+  checkedAt: number;
   live(): Promise<LiveApp>;
 }
 
@@ -132,6 +137,7 @@ function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy 
  * be told `_suspended` (WIRE §3.1) instead of failing to connect.
  */
 export async function resolveServedApp(env: Env, slug: string, opts: { allowSuspended?: boolean } = {}): Promise<ServedApp> {
+  const checkedAt = Date.now();
   const app = await findAppBySlug(env, slug);
   if (!app || app.status === "deleted" || app.currentVersion === null) {
     throw new ServeRefusal("not_found", "There is no app at this address.");
@@ -144,6 +150,7 @@ export async function resolveServedApp(env: Env, slug: string, opts: { allowSusp
     app,
     root,
     origin: new URL(root).origin,
+    checkedAt,
     live: () => {
       live ??= (async () => {
         const version = await getVersion(env, app.id, app.currentVersion!);

@@ -9,7 +9,9 @@
  * forwarded, so a client can never speak that header to the store itself. The answer
  * always selects `service.v1` — never a token that carries a credential. The hand-off
  * also says when the presented credential expires and which preview token (if any) let
- * the caller in, so the store can close the socket when that access ends.
+ * the caller in, so the store can close the socket when that access ends, and when the
+ * access reads began, so the store can turn away a socket whose access was withdrawn
+ * while it was being checked.
  */
 import type { Hono } from "hono";
 import { RelayError } from "../../errors";
@@ -58,7 +60,7 @@ async function openSocket(c: ServeContext): Promise<Response> {
     auth: { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` },
   };
   const handoff: SocketHandoff = {
-    appId: app.id, version: app.currentVersion!, principal: caller.principal, hello,
+    appId: app.id, version: app.currentVersion!, principal: caller.principal, hello, checkedAt: served.checkedAt,
     ...(caller.expiresAt ? { expiresAt: Date.parse(caller.expiresAt) } : {}),
     ...(caller.previewTokenId ? { previewTokenId: caller.previewTokenId } : {}),
   };

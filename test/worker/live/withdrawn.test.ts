@@ -6,7 +6,8 @@
 // (1012) so the reconnect, with the same session, sees with the new roles; and a session
 // issued before a removal stays dead when the person is re-added within the same second.
 // Each case writes a row the socket could read before, and shows it never arrives.
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
+import type { AppStore } from "../../../durable-objects/app-store/app-store";
 import { describe, expect, it } from "vitest";
 import { call, json, type SignedIn } from "../helpers";
 import { appCall } from "../serve/helpers";
@@ -278,5 +279,64 @@ describe("members", () => {
     expect(issuedBeforeMembership(at + 1, created)).toBe(false);
     // Whole seconds would have called this session (issued at .100, same second) as new as the membership.
     expect(issuedBeforeMembership(Date.parse("2026-11-22T10:00:00.100Z"), created)).toBe(true);
+  });
+});
+
+describe("a withdrawal racing an upgrade", () => {
+  // The Worker checks an upgrade's access in D1, then hands it to the store. A withdrawal
+  // that lands between the two closes the sockets the store has, not this one still in
+  // flight; the store remembers the close and turns such a socket away (1012). The race is
+  // staged by recording the withdrawal as the store would, timed after the Worker's check.
+  function withdrawal(appId: string, at: number, selector: Record<string, string> | null): Promise<void> {
+    const store = env.APP_STORE.get(env.APP_STORE.idFromName(appId));
+    return runInDurableObject(store, (_instance: AppStore, state) => {
+      state.storage.sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", at, selector && JSON.stringify(selector));
+    });
+  }
+
+  it("a socket whose access was checked before a matching withdrawal is closed (1012) on arrival, before hello", async () => {
+    const t = await team();
+    const [friend, other] = [await member(t, ["viewer"]), await member(t, ["viewer"])];
+    const [token, otherToken] = [await ownerToken(friend, t.app.slug), await ownerToken(other, t.app.slug)];
+    await withdrawal(t.app.app_id, Date.now() + 2_000, { humanId: friend.humanId });
+
+    const raced = await Socket.connect(t.app.slug, session(token));
+    sockets.keep(raced);
+    expect((await raced.whenClosed()).code).toBe(1012);
+    expect(raced.frames).toEqual([]);
+    // Someone else's socket is not touched by that withdrawal.
+    await subscribed(t.app.slug, session(otherToken));
+  });
+
+  it("a close of every socket turns away every upgrade checked before it; one checked after is served", async () => {
+    const t = await team();
+    const friend = await member(t, ["viewer"]);
+    const token = await ownerToken(friend, t.app.slug);
+    await withdrawal(t.app.app_id, Date.now() - 1_000, null);
+    // Recorded before this upgrade's check: served.
+    const fine = await subscribed(t.app.slug, session(token));
+    expect(fine.closed).toBeNull();
+
+    await withdrawal(t.app.app_id, Date.now() + 2_000, null);
+    for (const protocols of [session(token), ["service.v1", `service.agentkey.${t.key}`]]) {
+      const raced = await Socket.connect(t.app.slug, protocols);
+      sockets.keep(raced);
+      expect((await raced.whenClosed()).code).toBe(1012);
+      expect(raced.frames).toEqual([]);
+    }
+  });
+
+  it("a real withdrawal is remembered for a minute and only then forgotten", async () => {
+    const t = await team();
+    const friend = await member(t, ["viewer"]);
+    const store = env.APP_STORE.get(env.APP_STORE.idFromName(t.app.app_id));
+    const rows = () => runInDurableObject(store, (_instance: AppStore, state) =>
+      state.storage.sql.exec<{ at: number; selector: string | null }>("SELECT at, selector FROM _svc_withdrawals ORDER BY at").toArray());
+    await withdrawal(t.app.app_id, Date.now() - 61_000, { humanId: "old" });
+    expect((await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key })).status).toBe(204);
+    const kept = await rows();
+    expect(kept).toHaveLength(1);
+    expect(JSON.parse(kept[0].selector!)).toEqual({ humanId: friend.humanId });
+    expect(Math.abs(kept[0].at - Date.now())).toBeLessThan(5_000);
   });
 });

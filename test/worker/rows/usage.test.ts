@@ -77,6 +77,7 @@ describe("usage counters", () => {
       for (const t of ["_svc_usage_insert", "_svc_usage_delete", "_svc_usage_update"]) sql.exec(`DROP TRIGGER ${t}`);
       sql.exec("DROP TABLE _svc_usage");
       sql.exec("ALTER TABLE _svc_feed DROP COLUMN prev");
+      sql.exec("DROP TABLE _svc_withdrawals");
       sql.exec("UPDATE _svc_meta SET value = '2' WHERE key = 'schema_version'");
       migrate(sql);
       return { usage: readUsage(sql), version: sql.exec<{ value: string }>("SELECT value FROM _svc_meta WHERE key = 'schema_version'").one().value };
