@@ -83,12 +83,16 @@ export function appendFeed(
     prev?: { data: string; editor: Author };
   },
 ): FeedEntry {
-  const prev = e.prev && !e.purged ? `{"data":${e.prev.data},"editor":${JSON.stringify({ kind: e.prev.editor.kind, id: e.prev.editor.id })}}` : null;
+  const prev = e.prev ? `{"data":${e.prev.data},"editor":${JSON.stringify({ kind: e.prev.editor.kind, id: e.prev.editor.id })}}` : null;
+  // A purge's previous state is scrubbed like the rest of the row: it is never stored, and
+  // lives only on the entry object this call returns, for the fan-out of this commit.
   const row = sql.exec<StoredEntry>(
     `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts, prev,
+    e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts, e.purged ? null : prev,
   ).one();
-  return view(row);
+  const entry = view(row);
+  if (e.purged && prev !== null) priors.set(entry, prev);
+  return entry;
 }
 
 /** The highest seq written so far (0 for an empty feed). */

@@ -463,7 +463,10 @@ export class Rows {
     this.sql.exec(
       "UPDATE _svc_feed SET data = 'null', prev = NULL WHERE collection = ? AND key = ? AND (data IS NOT NULL OR prev IS NOT NULL)", collection, key,
     );
-    feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true }));
+    // Who could read the row before is judged on its last state, for the sockets this commit
+    // reaches (appendFeed keeps that state in memory only).
+    const prev = { data: row!.data, editor: author(row!.editor_kind, row!.editor_id) };
+    feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true, prev }));
   }
 
   /** Restore a soft-deleted row within 30 days: version bumped, original data and creator. */

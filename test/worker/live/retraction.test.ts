@@ -279,6 +279,48 @@ describe("a relation-scoped read", () => {
   });
 });
 
+describe("a purge", () => {
+  it("reaches the live sockets of readers who saw the row by its data or as its last writer; others nothing; nothing of the row is kept", async () => {
+    const t = await team("private", retractionManifest());
+    const [alice, bob] = [await member(t, ["staff"]), await member(t, ["staff"])];
+    const writer = await member(t);
+    const writerToken = await ownerToken(writer, t.app.slug);
+    const aliceSocket = await subscribed(t.app.slug, session(await ownerToken(alice, t.app.slug)));
+    const bobSocket = await subscribed(t.app.slug, session(await ownerToken(bob, t.app.slug)));
+    const writerSocket = await subscribed(t.app.slug, session(writerToken));
+
+    // Alice reads the task only because the assignee field names her.
+    await agentCreate(t, "tasks", { title: MARKER, assignee: alice.humanId }, "t9");
+    const [created] = await nextEntries(aliceSocket);
+    // The writer reads the memo only as its last writer.
+    await json(await appCall(t.app.slug, "/_svc/c/memos", { token: writerToken, json: { key: "m9", data: { text: MARKER } } }), 201);
+    const [memo] = await nextEntries(writerSocket);
+    expect(memo).toMatchObject({ op: "create", row_key: "m9" });
+    expect((await nextEntries(aliceSocket))[0]).toMatchObject({ row_key: "m9" }); // staff read every memo
+    expect((await nextEntries(bobSocket))[0]).toMatchObject({ row_key: "m9" });
+
+    const at = marks(aliceSocket, bobSocket, writerSocket);
+    for (const [collection, key] of [["tasks", "t9"], ["memos", "m9"]]) {
+      expect((await call(`${t.path}/collections/${collection}/${key}/purge`, { method: "DELETE", key: t.key })).status).toBe(200);
+    }
+    const [taskPurge] = await nextEntries(aliceSocket);
+    expect(taskPurge).toMatchObject({ seq: created.seq + 2, op: "delete", row_key: "t9", data: null, purged: true, author: { kind: "agent" } });
+    expect((await nextEntries(aliceSocket))[0]).toMatchObject({ op: "delete", row_key: "m9", purged: true });
+    expect((await nextEntries(writerSocket))[0]).toMatchObject({ op: "delete", row_key: "m9", data: null, purged: true });
+    // Bob never saw the task: only the memo's purge reaches him.
+    expect((await nextEntries(bobSocket)).map((e) => e.row_key)).toEqual(["m9"]);
+    await bobSocket.quiet();
+    await writerSocket.quiet();
+    noLeak(...framesSince(at, aliceSocket, bobSocket, writerSocket));
+    // The previous state served this commit's sockets only: nothing of it is stored.
+    for (const key of ["t9", "m9"]) {
+      const stored = await storedFeed(t, key);
+      expect(stored.every((r) => r.prev === null)).toBe(true);
+      noLeak(JSON.stringify(stored));
+    }
+  });
+});
+
 describe("a grant holder's where pin", () => {
   async function holder(t: Team, pin: Obj | null): Promise<{ token: string; principal: Principal }> {
     const link = await json<{ grant_url: string }>(await call(`${t.path}/grants`, { key: t.key, json: { role: "guest", pin } }), 201);
