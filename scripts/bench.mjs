@@ -14,7 +14,8 @@
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
-// BENCH_LIST_RUNS (30).
+// BENCH_LIST_RUNS (30); BENCH_PROFILE=<file> adds one more relay create run under the CPU
+// profiler, writes the profile to <file> and prints where the isolate spent its time.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -23,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { freePort, startRelay } from "./relay-process.mjs";
+import { profiled } from "./bench-profile.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -42,6 +44,7 @@ const WATCHERS = (process.env.BENCH_WATCHERS ?? "1,100,1000").split(",").map((s)
 const WATCH_WRITES = knob("BENCH_WATCH_WRITES", 50);
 const LIST_ROWS = Math.min(knob("BENCH_LIST_ROWS", 1000), 1000);
 const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
+const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 
 // ---------------------------------------------------------------------------------------
 // Processes and clean-up
@@ -242,6 +245,7 @@ async function benchCreates(relay, app, baseline) {
   ]);
   console.log(`  ratio relay/bare: ${ratio.toFixed(2)} against the faster bare insert (goal ≥ 0.8) ${ratio >= 0.8 ? "met" : "not met"}; ` +
     `${(best(rates.relay) / best(rates.fetch)).toFixed(2)} against the forwarded request`);
+  if (PROFILE) await profiled(relay.inspectorPort, PROFILE, () => drive(CREATES, CONCURRENCY, targets.relay.run));
   return { relay: best(rates.relay), baseline: bare, ratio };
 }
 
@@ -442,11 +446,12 @@ async function main() {
   const started = performance.now();
   console.log("starting the relay and the baseline (wrangler dev, same node_modules, loopback)…");
   const relayPort = await freePort();
-  const relay = await startRelay({
-    port: relayPort, persistTo: tempDir("relay"), stdio: "pipe",
+  const inspectorPort = PROFILE ? await freePort() : 0;
+  const relay = { ...await startRelay({
+    port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
     // The per-app quotas would stop a benchmark long before it measures anything.
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000" },
-  });
+  }), inspectorPort };
   cleanups.push(relay.stop);
   const baseline = await startBaseline();
   const app = await setUpApp(relay.port);

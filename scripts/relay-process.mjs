@@ -49,13 +49,13 @@ export function applyMigrations(persistTo, { stdio = "inherit" } = {}) {
  * Spawns `wrangler dev` in its own process group and resolves once the relay answers.
  * Returns { url, port, stop }.
  */
-export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000 } = {}) {
+export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0 } = {}) {
   port ??= await freePort();
   persistTo ??= path.join(root, ".wrangler", "state");
   applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
   const varArgs = Object.entries(developmentVars(port, vars)).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn(process.execPath, [
-    wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", "0",
+    wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
     "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...varArgs,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", stdio, stdio], detached: true });
 
