@@ -18,6 +18,7 @@ import { backfillConflicts, reconcileUnique } from "./unique";
 import type { EffectKind } from "../../src/rules/match";
 import { retentionView, setOverride, sweep, sweepDue, type Axes, type RetentionView } from "./retention";
 import { Watchers, type CloseReason, type SocketSelector } from "./watchers";
+import { STALE_ACCESS, withdrawnSince } from "./withdrawals";
 
 export const ROWS_TABLE = "_svc_rows";
 export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
@@ -35,7 +36,15 @@ export interface CallContext {
   version: number;
   principal: Principal;
   challenge?: WriteContext["challenge"];
+  /**
+   * When the Worker began reading who the caller is (ms since the epoch), on routes that
+   * resend a call the store turns away: the store then refuses the call if the app has a
+   * newer live version, or if a withdrawal reaching the principal was recorded since
+   * (withdrawals.ts), answering STALE_ACCESS (withdrawals.ts) instead of acting on stale authority.
+   */
+  checkedAt?: number;
 }
+
 
 export interface BatchResult {
   results: { index: number; ok: boolean; key?: string; error?: { code: string; message: string; status: number; details?: Record<string, unknown> } }[];
@@ -99,6 +108,8 @@ export interface AppStoreApi {
    * token's viewers' (their access changed); returns how many.
    */
   closeWatchers(reason: CloseReason, only?: SocketSelector): Promise<number>;
+  /** A redeploy made `version` live: calls checked against an older one are turned away (see CallContext.checkedAt). */
+  advanceVersion(version: number): Promise<void>;
 }
 
 export class AppStore extends DurableObject<Env> implements AppStoreApi {
@@ -127,12 +138,26 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.compiled = { version, manifest };
     this.ctx.storage.transactionSync(() => reconcileUnique(this.ctx.storage.sql, manifest));
     writeMeta(this.ctx.storage.sql, "app_id", appId);
-    writeMeta(this.ctx.storage.sql, "live_version", String(version));
+    // A call checked before a redeploy may still name the older version: never go back.
+    if (version > this.liveVersion()) writeMeta(this.ctx.storage.sql, "live_version", String(version));
     if (sweepDue(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
     return manifest;
   }
 
+  private liveVersion(): number {
+    return Number(readMeta(this.ctx.storage.sql, "live_version") ?? "0");
+  }
+
+  /** Turns away a call whose access changed since the Worker checked it (CallContext.checkedAt). */
+  private admit(call: CallContext): void {
+    if (call.checkedAt === undefined) return;
+    if (call.version < this.liveVersion() || withdrawnSince(this.ctx.storage.sql, call.checkedAt, call.principal)) {
+      throw new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
+    }
+  }
+
   private async rows(call: CallContext, suppressed: ReadonlySet<EffectKind> = new Set()): Promise<Rows> {
+    this.admit(call);
     const cfg = config(this.env);
     return new Rows(this.ctx.storage.sql, await this.manifest(call.appId, call.version), {
       maxRows: cfg.limits.MAX_ROWS_PER_APP, maxStorageBytes: cfg.limits.MAX_STORAGE_BYTES_PER_APP,
@@ -333,6 +358,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   // ---- retention ----
 
   private ownerOnly(call: CallContext): void {
+    this.admit(call);
     if (call.principal.kind !== "owner" && call.principal.kind !== "agent") {
       throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
     }
@@ -409,7 +435,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private async sweepAll(): Promise<number | null> {
     const sql = this.ctx.storage.sql;
     const appId = readMeta(sql, "app_id");
-    const version = Number(readMeta(sql, "live_version") ?? "0");
+    const version = this.liveVersion();
     if (!appId || !version) return null;
     await this.flushOutbox(appId);
     const manifest = await this.manifest(appId, version);
@@ -460,6 +486,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   async closeWatchers(reason: CloseReason, only?: SocketSelector): Promise<number> {
     return this.watchers.closeAll(reason, only);
+  }
+
+  async advanceVersion(version: number): Promise<void> {
+    if (Number.isSafeInteger(version) && version > this.liveVersion()) writeMeta(this.ctx.storage.sql, "live_version", String(version));
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */

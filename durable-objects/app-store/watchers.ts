@@ -30,6 +30,7 @@ import type { CompiledManifest } from "../../src/manifest";
 import { authorize, type Principal } from "../../src/permissions";
 import { headSeq, readFeed, type FeedEntry } from "./feed";
 import { Rows } from "./rows";
+import { reaches, recordWithdrawal, withdrawnSince, type SocketSelector } from "./withdrawals";
 
 /** The header the Worker puts the socket hand-off in. The store trusts it only because the Worker is the only way in. */
 export const SOCKET_HANDOFF_HEADER = "x-svc-internal-socket";
@@ -68,15 +69,7 @@ export interface SocketHandoff {
   checkedAt?: number;
 }
 
-/** How long a withdrawal is remembered for upgrades still on their way from the Worker. */
-const WITHDRAWAL_MEMORY_MS = 60_000;
-
-/**
- * Which sockets a targeted close reaches: one person's (signed in as owner or member), the
- * holders of one grant link (whatever holder credential each was minted), or the viewers
- * one preview token let in.
- */
-export type SocketSelector = { humanId: string } | { agentId: string } | { grantLinkId: string } | { previewTokenId: string };
+export type { SocketSelector };
 
 /** Why every socket of the app is being closed (the Worker decides; see closeAll). */
 export type CloseReason = "dormant" | "suspended" | "reconnect";
@@ -99,13 +92,6 @@ interface SocketState {
   k?: string;
 }
 
-/** Whether a socket's state falls under a targeted close. */
-function selects(only: SocketSelector, s: SocketState): boolean {
-  if ("humanId" in only) return (s.p.kind === "owner" || s.p.kind === "member") && s.p.humanId === only.humanId;
-  if ("agentId" in only) return s.p.kind === "agent" && s.p.agentId === only.agentId;
-  if ("grantLinkId" in only) return s.p.kind === "grant" && s.p.linkId === only.grantLinkId;
-  return s.k !== undefined && s.k === only.previewTokenId;
-}
 
 /** The close code for a socket whose credential expired (app session, grant link, preview token): reconnect with a fresh one. */
 export const EXPIRED_CLOSE_CODE = 4001;
@@ -252,7 +238,7 @@ export class Watchers {
       ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
       ...(typeof handoff.previewTokenId === "string" ? { k: handoff.previewTokenId } : {}),
     };
-    if (this.withdrawnSince(typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial)) {
+    if (withdrawnSince(this.sql, typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial.p, initial.k)) {
       // Checked before its access was withdrawn: come back and be judged afresh.
       server.accept();
       server.close(1012, "reconnect");
@@ -447,11 +433,11 @@ export class Watchers {
    * be judged again.
    */
   closeAll(reason: CloseReason, only?: SocketSelector): number {
-    this.rememberWithdrawal(only);
+    recordWithdrawal(this.sql, only);
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
       const s = this.state(ws);
-      return !!s && selects(only, s);
+      return !!s && reaches(only, s.p, s.k);
     });
     for (const ws of sockets) {
       if (reason !== "reconnect") send(ws, JSON.stringify({ type: `_${reason}` }));
@@ -462,22 +448,6 @@ export class Watchers {
       }
     }
     return sockets.length;
-  }
-
-  /** Records a close for upgrades still in flight (see withdrawnSince), forgetting those past the memory window. */
-  private rememberWithdrawal(only: SocketSelector | undefined): void {
-    const now = Date.now();
-    this.sql.exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
-    this.sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
-  }
-
-  /** Whether a close that reaches this socket was recorded at or after `checkedAt` (within the memory window). */
-  private withdrawnSince(checkedAt: number, s: SocketState): boolean {
-    const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
-    for (const { selector } of this.sql.exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
-      if (selector === null || selects(JSON.parse(selector) as SocketSelector, s)) return true;
-    }
-    return false;
   }
 
   /** The client went away: complete the close handshake. 1005/1006 cannot be sent back (STACK trap 8). */

@@ -30,7 +30,7 @@ import { accountDeletions } from "../db/account-schema";
 import { getHuman, type HumanRow } from "../db/humans";
 import { isoIn, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { mailProviderConfigured } from "../apps/members";
-import { appStore } from "../apps/store";
+import { endAllSockets, endSockets } from "../apps/sockets";
 import { mailer } from "../mail/mailer";
 import { accountDeletionMail } from "../mail/account-templates";
 
@@ -77,7 +77,7 @@ export interface DeletionOutcome {
 }
 
 /** Spends the link and deletes the account as described above; 410 `gone` for a dead link. */
-export async function confirmDeletion(env: Env, token: string, waitUntil: (p: Promise<unknown>) => void): Promise<DeletionOutcome> {
+export async function confirmDeletion(env: Env, token: string): Promise<DeletionOutcome> {
   if (!PATTERN.test(token)) throw deletionGone();
   const now = nowIso();
   const claimed = await env.DB.prepare("DELETE FROM account_deletions WHERE token_hash = ?1 AND expires_at > ?2 RETURNING human_id")
@@ -124,7 +124,9 @@ export async function confirmDeletion(env: Env, token: string, waitUntil: (p: Pr
     byHuman("DELETE FROM humans WHERE id = ?1"),
   ]);
 
-  for (const appId of trashed) waitUntil(appStore(env, appId).closeWatchers("reconnect").catch((err) => console.error("account deletion: sockets not closed", err)));
-  for (const appId of joined) waitUntil(appStore(env, appId).closeWatchers("reconnect", { humanId: h }).catch((err) => console.error("account deletion: sockets not closed", err)));
+  await Promise.all([
+    ...trashed.map((appId) => endAllSockets(env, appId, "account deletion")),
+    ...joined.map((appId) => endSockets(env, appId, { humanId: h }, "account deletion")),
+  ]);
   return { humanId: h, email: human.email, trashedApps: trashed, revokedAgents: agents };
 }

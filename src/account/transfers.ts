@@ -35,7 +35,7 @@ import { revokeCredentialsStatement } from "../db/credentials";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { liveManifest, mailProviderConfigured } from "../apps/members";
 import { spendInviteMail } from "../apps/invite-mail-cap";
-import { appStore } from "../apps/store";
+import { endAllSockets } from "../apps/sockets";
 import { mailer } from "../mail/mailer";
 import { transferAcceptedMail, transferOfferMail } from "../mail/account-templates";
 
@@ -234,7 +234,8 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
     }
     throw transferGone();
   }
-  waitUntil(appStore(env, app.id).closeWatchers("reconnect").catch((err) => console.error("transfer: sockets not closed", err)));
+  // The previous owner's sockets and any call checked before the move stop now.
+  await endAllSockets(env, app.id, "transfer");
   const from = await getHuman(env, transfer.fromHumanId);
   if (from && mailProviderConfigured(env)) {
     const credentials = revoked.meta.changes;

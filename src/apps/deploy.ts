@@ -263,6 +263,8 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   if (!(await insertVersionAndAdvance(env, version, app.currentVersion))) {
     throw new RelayError("conflict", "Another deploy of this app landed first; fetch the app and try again.", { current_version: app.currentVersion });
   }
+  // Calls checked against the previous version are turned away from now on and checked again.
+  await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
   return {
     dryRun: false,
     body: {

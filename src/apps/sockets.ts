@@ -2,8 +2,10 @@
  * Ending the open feed sockets whose access was just withdrawn. A socket's principal is
  * fixed when it connects, so every change that takes access away from someone who may be
  * watching — a member removed or re-roled, a grant link revoked, a preview token revoked,
- * an agent paused or its keys revoked — closes that someone's sockets in the same request,
- * right after the change is stored.
+ * an agent paused or its keys revoked, the app trashed or handed to a new owner — closes
+ * that someone's sockets in the same request, right after the change is stored. The store
+ * also remembers the withdrawal for a minute, so that requests and upgrades checked just
+ * before it are turned away too (durable-objects/app-store/withdrawals.ts).
  * The close is 1012 ("reconnect"): the client comes back and is judged afresh, so a
  * withdrawn credential is refused and a re-roled member sees with the new roles.
  *
@@ -21,6 +23,15 @@ export type { SocketSelector };
 export async function endSockets(env: Env, appId: string, only: SocketSelector, why: string): Promise<void> {
   try {
     await appStore(env, appId).closeWatchers("reconnect", only);
+  } catch (err) {
+    console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
+  }
+}
+
+/** Closes every feed socket of the app (it was trashed or changed hands); never throws. */
+export async function endAllSockets(env: Env, appId: string, why: string): Promise<void> {
+  try {
+    await appStore(env, appId).closeWatchers("reconnect");
   } catch (err) {
     console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
   }

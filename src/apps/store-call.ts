@@ -9,7 +9,8 @@ import { RelayError } from "../errors";
 import type { Principal } from "../permissions";
 import type { AppRow } from "../db/apps";
 import type { AppContext } from "../http/types";
-import type { CallContext, Outcome } from "../../durable-objects/app-store/app-store";
+import type { AppStoreApi, CallContext, Outcome } from "../../durable-objects/app-store/app-store";
+import { isStaleAccess } from "../../durable-objects/app-store/withdrawals";
 import { MAX_DATA_DEPTH, nestsDeeperThan } from "../../durable-objects/app-store/rows";
 
 export function principalOf(c: AppContext): Principal {
@@ -22,9 +23,42 @@ export function principalOf(c: AppContext): Principal {
   throw new RelayError("unauthorized");
 }
 
-export function storeCall(c: AppContext, app: AppRow): CallContext {
+/**
+ * The context of a store call. `checked`: the route resends a call the store turns away
+ * (see `checkedStore`), so the call says when its auth lookup was read and the store
+ * re-judges it against newer versions and recorded withdrawals.
+ */
+export function storeCall(c: AppContext, app: AppRow, checked = false): CallContext {
   if (app.currentVersion === null) throw new RelayError("conflict", "This app has no live version.");
-  return { appId: app.id, version: app.currentVersion, principal: principalOf(c) };
+  const checkedAt = checked ? c.get("authCheckedAt") : undefined;
+  return { appId: app.id, version: app.currentVersion, principal: principalOf(c), ...(checkedAt !== undefined ? { checkedAt } : {}) };
+}
+
+/**
+ * The app's store, for calls whose first argument is a checked CallContext: when the store
+ * answers that access changed since the check (a key revoked, the app trashed, transferred
+ * or redeployed meanwhile), `recheck` reads the caller from D1 afresh — throwing their
+ * refusal if they no longer may — and the call is sent once more with the new context.
+ * Nothing was done by the refused call, so resending it is safe. A second refusal (access
+ * changing again within the same request) reaches the caller as a 409 to send again.
+ */
+export function checkedStore(store: AppStoreApi, recheck: () => Promise<{ store: AppStoreApi; call: CallContext }>): AppStoreApi {
+  // Methods are looked up and invoked on the stub itself: an RPC method is a stub too, and
+  // `.call` on it would be a remote call of a method named "call".
+  type Method = (call: CallContext, ...args: unknown[]) => Promise<Outcome<unknown>>;
+  const methodOf = (target: AppStoreApi, name: string | symbol) => (call: CallContext, ...args: unknown[]) =>
+    (target as unknown as Record<string | symbol, Method>)[name](call, ...args);
+  return new Proxy(store, {
+    get(target, name) {
+      if (typeof name === "symbol" || name === "then") return Reflect.get(target, name);
+      return async (call: CallContext, ...args: unknown[]) => {
+        const first = await methodOf(target, name)(call, ...args);
+        if (!isStaleAccess(first)) return first;
+        const fresh = await recheck();
+        return methodOf(fresh.store, name)(fresh.call, ...args);
+      };
+    },
+  });
 }
 
 /**

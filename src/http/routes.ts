@@ -9,7 +9,7 @@ import { z } from "zod";
 import { RelayError } from "../errors";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
-import { requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";
+import { allowAgentLookupReuse, requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";
 import { requireMemberReader } from "./middleware/member-directory";
 import { rateLimit } from "./middleware/rate-limit";
 import { config, type Config } from "../config";
@@ -105,7 +105,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
   const guards: MiddlewareHandler<AppEnv>[] = [
     ...(spec.rateLimit ? [rateLimit(spec.rateLimit)] : []),
     ...(spec.auth === "agent" ? [requireAgent] : spec.auth === "human" ? [requireHuman] : spec.auth === "owner" ? [requireOwnerActor]
-      : spec.auth === "rows" ? [requireRowActor] : spec.auth === "members" ? [requireMemberReader] : []),
+      : spec.auth === "rows" ? [allowAgentLookupReuse, requireRowActor] : spec.auth === "members" ? [requireMemberReader] : []),
     ...(spec.guard ? [spec.guard] : []),
   ];
   const handle: MiddlewareHandler<AppEnv> = async (c) => {

@@ -57,6 +57,10 @@ export interface AppEnv {
     credential: CredentialCaller;
     /** The app named by `/v1/apps/:id`, found by the auth lookup (null: none of the caller's). */
     appLookup: { ref: string; app: AppRow | null } | null;
+    /** When the auth lookup behind this request was read from D1 (ms since the epoch; earlier when it was reused). */
+    authCheckedAt: number;
+    /** Set on the collection endpoints, whose store calls are re-judged: an agent key's lookup may be reused there. */
+    reuseAgentLookup: boolean;
   };
 }
 

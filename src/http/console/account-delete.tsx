@@ -35,7 +35,7 @@ async function showConfirm(c: AppContext): Promise<Response> {
 
 async function confirm(c: AppContext): Promise<Response> {
   const form = await readForm(c);
-  const done = await confirmDeletion(c.env, linkToken(form.get("token"), "confirmation"), (p) => c.executionCtx.waitUntil(p));
+  const done = await confirmDeletion(c.env, linkToken(form.get("token"), "confirmation"));
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
   return renderPage(c, 200, "Account deleted", (
     <p id="deleted" data-trashed-apps={String(done.trashedApps.length)}>The account {done.email} is deleted and you are signed out.

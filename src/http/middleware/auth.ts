@@ -5,11 +5,15 @@
  * stops on the very next request).
  * `requireHuman` resolves the session cookie and applies the CSRF origin check to every
  * mutating request that rides on it.
+ * Each records when its D1 read began (`authCheckedAt`), so the collection endpoints can
+ * tell the app's store how old the check is (CallContext.checkedAt); there, and only
+ * there, an agent key's lookup may be reused for a few seconds (agent-key-cache.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { RelayError } from "../../errors";
-import { findAgentByKey, touchKey } from "../../db/agents";
+import { findAgentByKey, touchKey, type KeyLookup } from "../../db/agents";
+import { forgetAgentLookup, reusableAgentLookup } from "./agent-key-cache";
 import { findSession } from "../../db/humans";
 import { findCredentialByToken, touchCredential } from "../../db/credentials";
 import { SECRET_KINDS } from "../../auth/tokens";
@@ -50,7 +54,15 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   // credential for this route (spec B: "missing or invalid bearer token" → unauthorized).
   if (!token.startsWith("svc_")) throw new RelayError("unauthorized", "The Authorization header does not carry an agent key (`Bearer svc_…`).");
   const ref = appRefOf(c);
-  const found = await findAgentByKey(c.env, token, ref);
+  const checkedAt = Date.now();
+  const lookup = c.get("reuseAgentLookup") && ref !== undefined
+    ? await reusableAgentLookup(c.env, token, ref)
+    : { found: await findAgentByKey(c.env, token, ref), checkedAt };
+  c.set("authCheckedAt", lookup.checkedAt);
+  await actAsAgent(c, lookup.found, ref, next);
+};
+
+async function actAsAgent(c: AppContext, found: KeyLookup, ref: string | undefined, next: () => Promise<void>): Promise<void> {
   if (!found.ok) {
     const message = {
       unknown: "This API key is not known to the relay.",
@@ -64,9 +76,31 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("agent", { kind: "agent", agentId: agent.id, keyId: key.id, keyPrefix: key.keyPrefix, name: agent.name, ownerHumanId: agent.ownerHumanId });
   if (!key.lastUsedAt || Date.now() - Date.parse(key.lastUsedAt) > TOUCH_AFTER_MS) {
     c.executionCtx.waitUntil(touchKey(c.env, key.id));
+    // A reused lookup shares this row: it must not touch the key on every request.
+    key.lastUsedAt = new Date().toISOString();
   }
   await next();
+}
+
+/** Collection endpoints: the store re-judges their calls (CallContext.checkedAt), so an agent key's lookup may be reused. */
+export const allowAgentLookupReuse: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("reuseAgentLookup", true);
+  await next();
 };
+
+/**
+ * The store turned a collection call away (access changed since it was checked): check
+ * the caller again from D1, reusing nothing. Throws the caller's refusal if they no longer
+ * may; otherwise the request's variables describe them as they are now.
+ */
+export async function recheckRowActor(c: AppContext): Promise<void> {
+  const token = bearerToken(c);
+  const ref = appRefOf(c);
+  if (token && ref !== undefined) forgetAgentLookup(token, ref);
+  c.set("reuseAgentLookup", false);
+  c.set("appLookup", null);
+  await requireRowActor(c, async () => {});
+}
 
 export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null> {
   const token = getCookie(c, SESSION_COOKIE);
@@ -78,6 +112,7 @@ export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null
 }
 
 export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("authCheckedAt", Date.now());
   const human = await resolveHuman(c);
   if (!human) throw new RelayError("unauthorized", "This route needs a signed-in session; sign in through the console first.");
   assertSameOrigin(c);
@@ -127,6 +162,7 @@ export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
     await requireOwnerActor(c, next);
     return;
   }
+  c.set("authCheckedAt", Date.now());
   const found = await findCredentialByToken(c.env, token);
   if (!found.ok) throw new RelayError("unauthorized", CREDENTIAL_REFUSALS[found.reason], { reason: found.reason, credential: "service" });
   const { credential } = found;

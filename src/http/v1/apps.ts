@@ -14,6 +14,7 @@ import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views
 import { mintShareToken } from "../../apps/share";
 import { appUrl } from "../../apps/urls";
 import { appStore } from "../../apps/store";
+import { endAllSockets } from "../../apps/sockets";
 import { purgeAfter, purgeApp } from "../../apps/trash";
 import { manifestLimitsFrom, parseManifest } from "../../manifest";
 import { nowIso } from "../../auth/tokens";
@@ -166,6 +167,8 @@ export function appRoutes(app: Hono<AppEnv>): void {
     const target = await ownedApp(c, c.req.param("id")!);
     const deleted = target.status === "deleted" ? target
       : await updateApp(c.env, target.id, { status: "deleted", statusBeforeDelete: target.status, deletedAt: nowIso() });
+    // Its watchers stop, and calls checked before the move are turned away.
+    if (target.status !== "deleted") await endAllSockets(c.env, target.id, "app trashed");
     return c.json({ id: deleted.id, status: "deleted" as const, deleted_at: deleted.deletedAt!, purge_after: purgeAfter(deleted.deletedAt!) });
   });
 

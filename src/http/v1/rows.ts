@@ -17,7 +17,8 @@ import type { AppContext, AppEnv } from "../types";
 import { config, type Config } from "../../config";
 import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
-import { requireRowData, storeCall, unwrap } from "../../apps/store-call";
+import { checkedStore, requireRowData, storeCall, unwrap } from "../../apps/store-call";
+import { recheckRowActor } from "../middleware/auth";
 import type { BatchResult, Outcome } from "../../../durable-objects/app-store/app-store";
 import { ownedApp, requireLive } from "./app-access";
 import { errors } from "./schemas";
@@ -109,9 +110,26 @@ function hasKey(raw: unknown): boolean {
   return typeof raw === "object" && raw !== null && (raw as { key?: unknown }).key !== undefined;
 }
 
+/**
+ * The app, its store and the call context of a collection request. The store re-judges
+ * the call against changes made since the caller was checked (a reused agent key lookup
+ * among them) and, when it turns the call away, the caller is checked again and the call
+ * resent (`checkedStore`).
+ */
+/** The errors a collection route documents, with 409: any call may meet `conflict` (access_changed) when access changes twice while it runs. */
+const rowErrors = (...statuses: number[]) => errors(...statuses, 409);
+
 async function target(c: AppContext) {
-  const app = requireLive(await ownedApp(c, c.req.param("id")!));
-  return { app, store: appStore(c.env, app.id), call: storeCall(c, app), collection: c.req.param("name")! };
+  const resolve = async () => {
+    const app = requireLive(await ownedApp(c, c.req.param("id")!));
+    return { app, store: appStore(c.env, app.id), call: storeCall(c, app, true) };
+  };
+  const first = await resolve();
+  const store = checkedStore(first.store, async () => {
+    await recheckRowActor(c);
+    return resolve();
+  });
+  return { ...first, store, collection: c.req.param("name")! };
 }
 
 export function rowRoutes(app: Hono<AppEnv>): void {
@@ -119,7 +137,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "get", path: B, tag: "rows", auth: "rows",
     summary: "List rows: where/sort in q (URL-encoded JSON), since = next_cursor of the previous page with the same sort",
     query: z.object({ since: z.string().max(2000).optional(), limit: z.coerce.number().int().min(1).max(1000).optional(), q: z.string().max(8000).optional() }),
-    responses: { 200: { description: "A page of rows", schema: z.object({ rows: z.array(row), next_cursor: z.string().nullable(), has_more: z.boolean() }) }, ...errors(400, 401, 403, 404) },
+    responses: { 200: { description: "A page of rows", schema: z.object({ rows: z.array(row), next_cursor: z.string().nullable(), has_more: z.boolean() }) }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { query }) => {
     const t = await target(c);
     const { where, sort } = parseQ(query.q);
@@ -129,7 +147,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "get", path: `${B}/count`, tag: "rows", auth: "rows",
     summary: "Count live rows (gated by countRead)",
-    responses: { 200: { description: "The count", schema: z.object({ count: z.number().int() }) }, ...errors(401, 403, 404) },
+    responses: { 200: { description: "The count", schema: z.object({ count: z.number().int() }) }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
     const t = await target(c);
     return c.json({ count: unwrap(await t.store.countRows(t.call, t.collection)) });
@@ -139,7 +157,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "get", path: `${B}/deleted`, tag: "rows", auth: "rows",
     summary: "Soft-deleted rows, newest deletion first (owner or agent only)",
     query: z.object({ before: z.string().max(64).optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }),
-    responses: { 200: { description: "Deleted rows" }, ...errors(400, 401, 403, 404) },
+    responses: { 200: { description: "Deleted rows" }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { query }) => {
     const t = await target(c);
     return c.json(unwrap(await t.store.deletedRows(t.call, t.collection, { before: query.before, limit: query.limit ?? 100 })));
@@ -153,7 +171,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
       on: onField.optional(), emitEffects: z.boolean().optional(),
       suppress: z.array(z.enum(["notify", "webhooks", "agentTasks"])).optional(),
     }),
-    responses: { 200: { description: "Per-row results", schema: batchResult }, ...errors(400, 401, 403, 404, 413) },
+    responses: { 200: { description: "Per-row results", schema: batchResult }, ...rowErrors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.rows.length > cap) throw new RelayError("invalid_request", `At most ${cap} rows per batch; got ${body.rows.length}.`, { field: "rows", limit: cap });
@@ -172,7 +190,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "delete", path: `${B}/batch`, tag: "rows", auth: "rows",
     summary: "Soft-delete many rows by key (at most BATCH_MAX_ROWS); per-row results, a bad key never aborts the rest",
     body: z.strictObject({ keys: z.array(element(deleteKey)).min(1) }),
-    responses: { 200: { description: "Per-row results", schema: batchResult }, ...errors(400, 401, 403, 404, 413) },
+    responses: { 200: { description: "Per-row results", schema: batchResult }, ...rowErrors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.keys.length > cap) throw new RelayError("invalid_request", `At most ${cap} keys per batch; got ${body.keys.length}.`, { field: "keys", limit: cap });
@@ -186,7 +204,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "get", path: `${B}/retention`, tag: "rows", auth: "rows",
     summary: "Retention bounds: effective (override, else the manifest's default), and how many rows the next sweep would prune",
-    responses: { 200: { description: "Retention", schema: retentionView }, ...errors(401, 403, 404) },
+    responses: { 200: { description: "Retention", schema: retentionView }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
     const t = await target(c);
     return c.json(unwrap(await t.store.getRetention(t.call, t.collection)));
@@ -196,7 +214,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "patch", path: `${B}/retention`, tag: "rows", auth: "rows",
     summary: "Set (number) or clear (null) the owner's override per axis; survives redeploys",
     body: z.strictObject({ maxRows: z.number().int().min(1).max(1_000_000).nullable().optional(), maxAgeDays: z.number().int().min(1).max(1_000_000).nullable().optional() }),
-    responses: { 200: { description: "Retention", schema: retentionView }, ...errors(400, 401, 403, 404) },
+    responses: { 200: { description: "Retention", schema: retentionView }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { body }) => {
     const t = await target(c);
     return c.json(unwrap(await t.store.setRetention(t.call, t.collection, body)));
@@ -206,7 +224,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "post", path: B, tag: "rows", auth: "rows",
     summary: "Create a row (server key unless given; a given key that exists returns it with deduped; on = upsert by a unique field)",
     body: rowWrite.extend({ on: onField.optional() }),
-    responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
+    responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
     const t = await target(c);
@@ -217,7 +235,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "get", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "One live row",
-    responses: { 200: { description: "The row", schema: rowResponse }, ...errors(401, 403, 404) },
+    responses: { 200: { description: "The row", schema: rowResponse }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
     const t = await target(c);
     return c.json({ row: unwrap(await t.store.getRow(t.call, t.collection, c.req.param("key")!)) });
@@ -227,7 +245,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "patch", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Replace a row's data; if_match = the version you read (409 conflict with details.current otherwise)",
     body: z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() }),
-    responses: { 200: { description: "The updated row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
+    responses: { 200: { description: "The updated row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
     const t = await target(c);
@@ -238,7 +256,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "delete", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Soft-delete a row (restorable for 30 days); optional body { if_match }",
     body: z.strictObject({ if_match: ifMatch.optional() }), bodyOptional: true,
-    responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.literal(true), key: z.string() }) }, ...errors(400, 401, 403, 404, 409) },
+    responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.literal(true), key: z.string() }) }, ...rowErrors(400, 401, 403, 404, 409) },
   }, async (c, { body }) => {
     const t = await target(c);
     const key = c.req.param("key")!;
@@ -249,7 +267,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "delete", path: `${B}/:key/purge`, tag: "rows", auth: "rows",
     summary: "Destroy a live or deleted row's data for good (owner or agent); leaves an audited delete in the feed",
-    responses: { 200: { description: "Purged", schema: z.object({ purged: z.literal(true), key: z.string() }) }, ...errors(401, 403, 404) },
+    responses: { 200: { description: "Purged", schema: z.object({ purged: z.literal(true), key: z.string() }) }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
     const t = await target(c);
     const key = c.req.param("key")!;
@@ -261,7 +279,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     method: "post", path: `${B}/:key/restore`, tag: "rows", auth: "rows",
     summary: "Restore a soft-deleted row within 30 days (owner or agent)",
     body: z.strictObject({}), bodyOptional: true,
-    responses: { 200: { description: "The restored row", schema: rowResponse }, ...errors(400, 401, 403, 404, 409), 410: { description: "restore_expired" } },
+    responses: { 200: { description: "The restored row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409), 410: { description: "restore_expired" } },
   }, async (c) => {
     const t = await target(c);
     return c.json({ row: unwrap(await t.store.restoreRow(t.call, t.collection, c.req.param("key")!)) });

@@ -1,0 +1,55 @@
+/**
+ * Withdrawals: the store's short memory of access taken away. The Worker checks who a
+ * caller is in D1 and only then reaches the store, so a change stored in between — a member
+ * removed, a key revoked, an app handed to a new owner — can be missed by a request already
+ * past its check. Every such change is reported to the app's store (the sockets it ends,
+ * `closeWatchers`), which records it here for a minute; a request or socket upgrade that
+ * says when its check began is turned away when a withdrawal reaching it was recorded at
+ * or after that moment, and comes back to be checked afresh. This is also what makes it
+ * safe for the Worker to reuse an agent key's lookup for a few seconds: the store is the
+ * one place every write passes, and every withdrawal reaches it.
+ */
+import type { Principal } from "../../src/permissions";
+import type { Outcome } from "./app-store";
+
+/**
+ * Whom a withdrawal reaches: one person's principals (owner or member), one agent's, the
+ * holders of one grant link (whatever holder credential each was minted), or the viewers
+ * one preview token let in. No selector: everyone.
+ */
+export type SocketSelector = { humanId: string } | { agentId: string } | { grantLinkId: string } | { previewTokenId: string };
+
+/** How long a withdrawal is remembered: longer than any check may be reused. */
+export const WITHDRAWAL_MEMORY_MS = 60_000;
+
+/** Whether `only` reaches this principal (admitted with `previewTokenId`, if one let it in). */
+export function reaches(only: SocketSelector, principal: Principal, previewTokenId?: string): boolean {
+  if ("humanId" in only) return (principal.kind === "owner" || principal.kind === "member") && principal.humanId === only.humanId;
+  if ("agentId" in only) return principal.kind === "agent" && principal.agentId === only.agentId;
+  if ("grantLinkId" in only) return principal.kind === "grant" && principal.linkId === only.grantLinkId;
+  return previewTokenId !== undefined && previewTokenId === only.previewTokenId;
+}
+
+/** Records a withdrawal now, forgetting those past the memory window. */
+export function recordWithdrawal(sql: SqlStorage, only?: SocketSelector): void {
+  const now = Date.now();
+  sql.exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
+  sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
+}
+
+/** Whether a withdrawal reaching this principal was recorded at or after `checkedAt` (within the memory window). */
+export function withdrawnSince(sql: SqlStorage, checkedAt: number, principal: Principal, previewTokenId?: string): boolean {
+  const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
+  for (const { selector } of sql.exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
+    if (selector === null || reaches(JSON.parse(selector) as SocketSelector, principal, previewTokenId)) return true;
+  }
+  return false;
+}
+
+/** The store's refusal of a call whose access changed after the Worker checked it; the Worker checks again and resends once. */
+export const STALE_ACCESS = { code: "conflict", reason: "access_changed" } as const;
+
+/** Whether a store answer is that refusal. */
+export function isStaleAccess(outcome: Outcome<unknown>): boolean {
+  return !outcome.ok && outcome.error.code === STALE_ACCESS.code && outcome.error.details?.reason === STALE_ACCESS.reason;
+}

@@ -1,0 +1,49 @@
+/**
+ * Reusing an agent key's lookup for a few seconds on the collection endpoints (DESIGN §7:
+ * "one D1 read, cached per isolate for a few seconds where safe"). The lookup — key, agent,
+ * and the app the request names among the owner's apps — costs as much as the store call
+ * itself, and agents write in bursts.
+ *
+ * It is safe only because the store re-judges: every call made with a reused lookup tells
+ * the store when that lookup was read (`checkedAt`), and the store turns the call away if
+ * the app has a newer live version or if a withdrawal reaching the caller was recorded
+ * since (durable-objects/app-store/withdrawals.ts). Pausing an agent, revoking or rotating
+ * its keys, trashing or transferring the app all report to the app's store in the same
+ * request, so a reused lookup never outlives them; the route then checks D1 afresh and
+ * resends (store-call.ts `checkedStore`). Only a lookup that found a live app is kept;
+ * refusals are never cached, and every other route reads D1 each time.
+ */
+import { findAgentByKey, type KeyLookup } from "../../db/agents";
+
+/** How long a lookup is reused; well inside the store's memory of withdrawals. */
+export const AGENT_LOOKUP_REUSE_MS = 5_000;
+const MAX_ENTRIES = 1_000;
+
+interface Kept {
+  found: Extract<KeyLookup, { ok: true }>;
+  checkedAt: number;
+}
+
+const kept = new Map<string, Kept>();
+
+const keyOf = (apiKey: string, appRef: string) => `${appRef} ${apiKey}`;
+
+/** The lookup for this key and app reference, reused when read within the last few seconds; `checkedAt` is when it was read. */
+export async function reusableAgentLookup(env: { DB: D1Database }, apiKey: string, appRef: string): Promise<{ found: KeyLookup; checkedAt: number }> {
+  const now = Date.now();
+  const id = keyOf(apiKey, appRef);
+  const hit = kept.get(id);
+  if (hit && now - hit.checkedAt < AGENT_LOOKUP_REUSE_MS) return hit;
+  if (hit) kept.delete(id);
+  const found = await findAgentByKey(env, apiKey, appRef);
+  if (found.ok && found.app && found.app.status !== "deleted") {
+    if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value!);
+    kept.set(id, { found, checkedAt: now });
+  }
+  return { found, checkedAt: now };
+}
+
+/** Drops a reused lookup (the store turned a call made with it away). */
+export function forgetAgentLookup(apiKey: string, appRef: string): void {
+  kept.delete(keyOf(apiKey, appRef));
+}

@@ -1,0 +1,128 @@
+// An agent key's lookup is reused for a few seconds on the collection endpoints, and the
+// app's store re-judges every call made with it (withdrawals.ts, agent-key-cache.ts). These
+// tests warm the reused lookup with a write, change something, and show the very next
+// request already sees the change — a paused agent, revoked or rotated keys, a trashed or
+// transferred app, a redeploy — with nothing written. They also stage the race the store
+// closes for every caller: a change stored after the Worker's check, reported to the store
+// before the write lands.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, expectError, json, signIn } from "../helpers";
+import { COLLECTIONS, manifestOf, setup, type Ctx } from "./fixtures";
+import { accept, mailedToken } from "../account/fixtures";
+import { forgetAgentLookup } from "../../../src/http/middleware/agent-key-cache";
+
+const note = (i: number) => ({ title: `note ${i}` });
+
+/** A context whose agent key lookup for its app is reused from now on (a write warmed it). */
+async function warmed(): Promise<Ctx> {
+  const ctx = await setup();
+  await ctx.create("tasks", note(0));
+  await ctx.create("tasks", note(1));
+  return ctx;
+}
+
+async function rowCount(ctx: Ctx): Promise<number> {
+  return ctx.sql((sql) => Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_rows").one().n));
+}
+
+/** Records a withdrawal in the app's store at `at`, as the store does when told of a change. */
+function recordWithdrawal(ctx: Ctx, at: number, selector: Record<string, string> | null): Promise<void> {
+  return ctx.sql((sql) => {
+    sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", at, selector && JSON.stringify(selector));
+  });
+}
+
+describe("a reused agent key lookup never outlives a change", () => {
+  for (const [what, change, code] of [
+    ["pausing the agent", (ctx: Ctx) => call(`/v1/self/agents/${ctx.agent.agent_id}/pause`, { method: "POST", session: ctx.human.session }), "invalid_api_key"],
+    ["revoking its keys", (ctx: Ctx) => call(`/v1/self/agents/${ctx.agent.agent_id}/revoke-key`, { method: "POST", session: ctx.human.session }), "invalid_api_key"],
+    ["rotating its key", (ctx: Ctx) => call(`/v1/self/agents/${ctx.agent.agent_id}/rotate-key`, { method: "POST", session: ctx.human.session }), "invalid_api_key"],
+  ] as const) {
+    it(`${what}: the next write answers 401 and writes nothing`, async () => {
+      const ctx = await warmed();
+      const before = await rowCount(ctx);
+      expect([200, 201]).toContain((await change(ctx)).status);
+      for (let i = 0; i < 3; i++) {
+        const err = await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(2 + i) } }), 401, code);
+        expect(err.details?.reason).toMatch(/^(paused|revoked)$/);
+      }
+      await expectError(await ctx.agentCall(ctx.path("tasks")), 401, code);
+      expect(await rowCount(ctx)).toBe(before);
+    });
+  }
+
+  it("trashing the app: the next write is soft_deleted, nothing written", async () => {
+    const ctx = await warmed();
+    const before = await rowCount(ctx);
+    await json(await ctx.ownerCall(`/v1/apps/${ctx.appId}`, { method: "DELETE" }), 200);
+    await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(9) } }), 410, "soft_deleted");
+    expect(await rowCount(ctx)).toBe(before);
+  });
+
+  it("transferring the app: the previous owner's agent finds no app at once", async () => {
+    const ctx = await warmed();
+    const before = await rowCount(ctx);
+    const recipient = await signIn();
+    await json(await ctx.agentCall(`/v1/apps/${ctx.appId}/transfer`, { json: { email: recipient.email, keep_as_member: false } }), 201);
+    const token = await mailedToken(recipient.email, "transfer");
+    expect((await accept(recipient, token)).status).toBe(200);
+    await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(9) } }), 404, "app_not_found");
+    expect(await rowCount(ctx)).toBe(before);
+  });
+
+  it("a redeploy: the next write is judged by the new schema", async () => {
+    const ctx = await warmed();
+    // Version 2 gives tasks the product schema: a title alone no longer passes.
+    const stricter = manifestOf({ ...COLLECTIONS, tasks: { schema: { $ref: "#/$defs/Product" }, read: ["owner"], write: ["owner"], delete: ["owner"] } });
+    const res = await call(`/v1/apps/${ctx.appId}/versions`, { key: ctx.key, json: { manifest: stricter, force: true } });
+    expect(res.status).toBe(200);
+    await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(2) } }), 422, "row_schema_violation");
+    expect((await ctx.create("tasks", { name: "ok" })).data).toEqual({ name: "ok" });
+  });
+});
+
+describe("the store re-judges a call checked before a change it has heard of", () => {
+  it("a key revoked in D1 after the Worker's check: the call is checked again and refused, nothing written", async () => {
+    const ctx = await warmed();
+    const before = await rowCount(ctx);
+    // The change lands in D1 and reaches the store, but this isolate's lookup predates it.
+    await env.DB.prepare("UPDATE agent_keys SET revoked_at = ?1 WHERE agent_id = ?2").bind(new Date().toISOString(), ctx.agent.agent_id).run();
+    await recordWithdrawal(ctx, Date.now(), { agentId: ctx.agent.agent_id });
+    await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(2) } }), 401, "invalid_api_key");
+    expect(await rowCount(ctx)).toBe(before);
+  });
+
+  it("a withdrawal that changed nothing for this caller: checked again, then written once", async () => {
+    const ctx = await warmed();
+    const before = await rowCount(ctx);
+    await recordWithdrawal(ctx, Date.now(), null);
+    const row = await ctx.create("tasks", note(2));
+    expect(row.data).toEqual(note(2));
+    expect(await rowCount(ctx)).toBe(before + 1);
+    // Someone else's withdrawal is not this caller's.
+    await recordWithdrawal(ctx, Date.now() + 60_000, { agentId: "someone-else" });
+    await ctx.create("tasks", note(3));
+    expect(await rowCount(ctx)).toBe(before + 2);
+  });
+
+  it("access that keeps changing within the request answers 409 conflict to send again, nothing written", async () => {
+    const ctx = await warmed();
+    const before = await rowCount(ctx);
+    // Recorded ahead of any check this request can make: the resend is turned away too.
+    await recordWithdrawal(ctx, Date.now() + 30_000, { agentId: ctx.agent.agent_id });
+    const err = await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: note(2) } }), 409, "conflict");
+    expect(err.details).toEqual({ reason: "access_changed" });
+    expect(await rowCount(ctx)).toBe(before);
+  });
+
+  it("an owner's session call and a fresh agent lookup are re-judged the same way", async () => {
+    const ctx = await warmed();
+    forgetAgentLookup(ctx.key, ctx.appId);
+    await recordWithdrawal(ctx, Date.now() + 30_000, null);
+    for (const who of ["owner", "agent"] as const) {
+      const err = await expectError(await ctx.as(who)(ctx.path("tasks"), { json: { data: note(2) } }), 409, "conflict");
+      expect(err.details).toEqual({ reason: "access_changed" });
+    }
+  });
+});
