@@ -18,7 +18,7 @@ import { backfillConflicts, reconcileUnique } from "./unique";
 import type { EffectKind } from "../../src/rules/match";
 import { retentionView, setOverride, sweep, sweepDue, type Axes, type RetentionView } from "./retention";
 import { Watchers, type CloseReason, type SocketSelector } from "./watchers";
-import { STALE_ACCESS, withdrawnSince } from "./withdrawals";
+import { STALE_ACCESS, Withdrawals } from "./withdrawals";
 
 export const ROWS_TABLE = "_svc_rows";
 export const APP_STORE_SCHEMA_VERSION = SCHEMA_VERSION;
@@ -115,11 +115,15 @@ export interface AppStoreApi {
 export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private compiled: { version: number; manifest: CompiledManifest } | null = null;
   private readonly waiters = new Set<() => void>();
+  /** The newest live version this store has been told of or loaded (cached `live_version`). */
+  private live: number | undefined = undefined;
+  private readonly withdrawals = new Withdrawals(() => this.ctx.storage.sql);
   /** The app feed sockets (watchers.ts); all their state lives in socket attachments. */
   private readonly watchers = new Watchers(this.ctx, {
     load: (appId, version) => this.manifest(appId, version),
     current: () => this.compiled,
     wakeBy: (at) => this.wakeBy(at),
+    withdrawals: this.withdrawals,
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -139,19 +143,26 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     this.ctx.storage.transactionSync(() => reconcileUnique(this.ctx.storage.sql, manifest));
     writeMeta(this.ctx.storage.sql, "app_id", appId);
     // A call checked before a redeploy may still name the older version: never go back.
-    if (version > this.liveVersion()) writeMeta(this.ctx.storage.sql, "live_version", String(version));
+    this.advanceLive(version);
     if (sweepDue(manifest, this.ctx.storage.sql, config(this.env).limits.MAX_ROWS_PER_APP)) await this.ensureAlarm();
     return manifest;
   }
 
   private liveVersion(): number {
-    return Number(readMeta(this.ctx.storage.sql, "live_version") ?? "0");
+    this.live ??= Number(readMeta(this.ctx.storage.sql, "live_version") ?? "0");
+    return this.live;
+  }
+
+  private advanceLive(version: number): void {
+    if (version <= this.liveVersion()) return;
+    writeMeta(this.ctx.storage.sql, "live_version", String(version));
+    this.live = version;
   }
 
   /** Turns away a call whose access changed since the Worker checked it (CallContext.checkedAt). */
   private admit(call: CallContext): void {
     if (call.checkedAt === undefined) return;
-    if (call.version < this.liveVersion() || withdrawnSince(this.ctx.storage.sql, call.checkedAt, call.principal)) {
+    if (call.version < this.liveVersion() || this.withdrawals.since(call.checkedAt, call.principal)) {
       throw new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
     }
   }
@@ -463,6 +474,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.compiled = null;
+    this.live = undefined;
+    this.withdrawals.forget();
   }
 
   // ---- app feed sockets (watchers.ts) ----
@@ -489,7 +502,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   }
 
   async advanceVersion(version: number): Promise<void> {
-    if (Number.isSafeInteger(version) && version > this.liveVersion()) writeMeta(this.ctx.storage.sql, "live_version", String(version));
+    if (Number.isSafeInteger(version)) this.advanceLive(version);
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */

@@ -30,7 +30,7 @@ import type { CompiledManifest } from "../../src/manifest";
 import { authorize, type Principal } from "../../src/permissions";
 import { headSeq, readFeed, type FeedEntry } from "./feed";
 import { Rows } from "./rows";
-import { reaches, recordWithdrawal, withdrawnSince, type SocketSelector } from "./withdrawals";
+import { reaches, type SocketSelector, type Withdrawals } from "./withdrawals";
 
 /** The header the Worker puts the socket hand-off in. The store trusts it only because the Worker is the only way in. */
 export const SOCKET_HANDOFF_HEADER = "x-svc-internal-socket";
@@ -103,6 +103,8 @@ export interface WatchHost {
   current(): { version: number; manifest: CompiledManifest } | null;
   /** Wakes the store (its alarm) no later than `at` (ms since the epoch), to close sockets expiring then. */
   wakeBy(at: number): Promise<void>;
+  /** The store's log of withdrawals: every targeted close is recorded there. */
+  withdrawals: Withdrawals;
 }
 
 /** Entries per `sub` page, and the most a single frame carries before it is split. */
@@ -238,7 +240,7 @@ export class Watchers {
       ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
       ...(typeof handoff.previewTokenId === "string" ? { k: handoff.previewTokenId } : {}),
     };
-    if (withdrawnSince(this.sql, typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial.p, initial.k)) {
+    if (this.host.withdrawals.since(typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial.p, initial.k)) {
       // Checked before its access was withdrawn: come back and be judged afresh.
       server.accept();
       server.close(1012, "reconnect");
@@ -433,7 +435,7 @@ export class Watchers {
    * be judged again.
    */
   closeAll(reason: CloseReason, only?: SocketSelector): number {
-    recordWithdrawal(this.sql, only);
+    this.host.withdrawals.record(only);
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
       const s = this.state(ws);

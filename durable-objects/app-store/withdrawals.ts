@@ -30,20 +30,41 @@ export function reaches(only: SocketSelector, principal: Principal, previewToken
   return previewTokenId !== undefined && previewTokenId === only.previewTokenId;
 }
 
-/** Records a withdrawal now, forgetting those past the memory window. */
-export function recordWithdrawal(sql: SqlStorage, only?: SocketSelector): void {
-  const now = Date.now();
-  sql.exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
-  sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
-}
+/**
+ * The store's log of withdrawals, in `_svc_withdrawals`. It also keeps the newest `at` in
+ * memory (read once after a wake), so the common case — nothing withdrawn since a call was
+ * checked — costs no query.
+ */
+export class Withdrawals {
+  private newest: number | null | undefined = undefined;
 
-/** Whether a withdrawal reaching this principal was recorded at or after `checkedAt` (within the memory window). */
-export function withdrawnSince(sql: SqlStorage, checkedAt: number, principal: Principal, previewTokenId?: string): boolean {
-  const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
-  for (const { selector } of sql.exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
-    if (selector === null || reaches(JSON.parse(selector) as SocketSelector, principal, previewTokenId)) return true;
+  constructor(private readonly sql: () => SqlStorage) {}
+
+  /** Records a withdrawal now, forgetting those past the memory window. */
+  record(only?: SocketSelector): void {
+    const now = Date.now();
+    this.sql().exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
+    this.sql().exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
+    this.newest = Math.max(this.newest ?? now, now);
   }
-  return false;
+
+  /** Whether a withdrawal reaching this principal was recorded at or after `checkedAt` (within the memory window). */
+  since(checkedAt: number, principal: Principal, previewTokenId?: string): boolean {
+    const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
+    if (this.newest === undefined) {
+      this.newest = this.sql().exec<{ at: number | null }>("SELECT max(at) AS at FROM _svc_withdrawals").one().at;
+    }
+    if (this.newest === null || this.newest < from) return false;
+    for (const { selector } of this.sql().exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
+      if (selector === null || reaches(JSON.parse(selector) as SocketSelector, principal, previewTokenId)) return true;
+    }
+    return false;
+  }
+
+  /** The store's storage was wiped (purge): nothing is remembered any more. */
+  forget(): void {
+    this.newest = undefined;
+  }
 }
 
 /** The store's refusal of a call whose access changed after the Worker checked it; the Worker checks again and resends once. */

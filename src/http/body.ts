@@ -1,19 +1,19 @@
 /**
- * Reading a JSON request body safely: the size cap is enforced while streaming (a lying
- * or missing Content-Length cannot get past it), the media type must be JSON, and
- * malformed JSON becomes `invalid_request` instead of an exception.
+ * Reading a JSON request body safely: the size cap is enforced — a declared
+ * Content-Length over it is refused before reading, a body within it is read in one call
+ * (the runtime holds the body to its declared length, and the size is checked again), and
+ * a body without one is refused while streaming, as soon as it passes the cap — the media
+ * type must be JSON, and malformed JSON becomes `invalid_request` instead of an exception.
  */
 import { RelayError } from "../errors";
 import { config } from "../config";
 import type { AppContext } from "./types";
 
-export async function readBodyText(c: AppContext, limit: number): Promise<string> {
-  const declared = Number(c.req.header("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) {
-    throw new RelayError("payload_too_large", `The body is ${declared} bytes; this route takes at most ${limit}.`, { limit });
-  }
-  const stream = c.req.raw.body;
-  if (!stream) return "";
+/** Decodes strictly: a body that is not UTF-8 is refused, not mangled. Stateless between calls (no `stream` option). */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** A body of unknown length (chunked), read until `limit` and refused past it. */
+async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -33,8 +33,26 @@ export async function readBodyText(c: AppContext, limit: number): Promise<string
     joined.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return joined;
+}
+
+export async function readBodyText(c: AppContext, limit: number): Promise<string> {
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new RelayError("payload_too_large", `The body is ${declared} bytes; this route takes at most ${limit}.`, { limit });
+  }
+  const raw = c.req.raw;
+  if (!raw.body) return "";
+  let bytes: Uint8Array;
+  if (Number.isFinite(declared)) {
+    // The runtime holds a body to its declared length: read it in one native call.
+    bytes = new Uint8Array(await raw.arrayBuffer());
+    if (bytes.byteLength > limit) throw new RelayError("payload_too_large", `The body is over ${limit} bytes.`, { limit });
+  } else {
+    bytes = await readCapped(raw.body, limit);
+  }
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(joined);
+    return UTF8.decode(bytes);
   } catch {
     throw new RelayError("invalid_request", "The body is not valid UTF-8.", { field: "body" });
   }

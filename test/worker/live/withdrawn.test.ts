@@ -15,6 +15,7 @@ import { member, rolesManifest, team as rolesTeam, type Team } from "../members/
 import { setGrantColumn, setup, type App } from "../access/fixtures";
 import { agentCreate, liveApp, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grant, shareProtocols as share } from "./helpers";
 import { issuedBeforeMembership } from "../../../src/http/serve/access";
+import { stageWithdrawal } from "../withdrawals";
 
 const sockets = socketsClosedAfterEach();
 
@@ -287,12 +288,7 @@ describe("a withdrawal racing an upgrade", () => {
   // that lands between the two closes the sockets the store has, not this one still in
   // flight; the store remembers the close and turns such a socket away (1012). The race is
   // staged by recording the withdrawal as the store would, timed after the Worker's check.
-  function withdrawal(appId: string, at: number, selector: Record<string, string> | null): Promise<void> {
-    const store = env.APP_STORE.get(env.APP_STORE.idFromName(appId));
-    return runInDurableObject(store, (_instance: AppStore, state) => {
-      state.storage.sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", at, selector && JSON.stringify(selector));
-    });
-  }
+  const withdrawal = stageWithdrawal;
 
   it("a socket whose access was checked before a matching withdrawal is closed (1012) on arrival, before hello", async () => {
     const t = await team();

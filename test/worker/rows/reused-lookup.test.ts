@@ -11,6 +11,7 @@ import { call, expectError, json, signIn } from "../helpers";
 import { COLLECTIONS, manifestOf, setup, type Ctx } from "./fixtures";
 import { accept, mailedToken } from "../account/fixtures";
 import { forgetAgentLookup } from "../../../src/http/middleware/agent-key-cache";
+import { stageWithdrawal } from "../withdrawals";
 
 const note = (i: number) => ({ title: `note ${i}` });
 
@@ -26,12 +27,7 @@ async function rowCount(ctx: Ctx): Promise<number> {
   return ctx.sql((sql) => Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_rows").one().n));
 }
 
-/** Records a withdrawal in the app's store at `at`, as the store does when told of a change. */
-function recordWithdrawal(ctx: Ctx, at: number, selector: Record<string, string> | null): Promise<void> {
-  return ctx.sql((sql) => {
-    sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", at, selector && JSON.stringify(selector));
-  });
-}
+const recordWithdrawal = (ctx: Ctx, at: number, selector: Record<string, string> | null) => stageWithdrawal(ctx.appId, at, selector);
 
 describe("a reused agent key lookup never outlives a change", () => {
   for (const [what, change, code] of [
