@@ -177,7 +177,7 @@ export class Watchers {
    * thousand sockets does not deserialise a thousand attachments. The attachment stays the
    * truth: after hibernation this map starts empty and is refilled from it.
    */
-  private readonly known = new WeakMap<WebSocket, { s: SocketState; reader: string }>();
+  private readonly known = new WeakMap<WebSocket, { s: SocketState; reader: string; tags?: string[] }>();
   /** Committed entries not yet pushed: fan-out runs once per turn, after the writes' answers are sent. */
   private pending: { entries: FeedEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
 
@@ -246,10 +246,11 @@ export class Watchers {
       server.close(1012, "reconnect");
       return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
     }
-    this.ctx.acceptWebSocket(server, this.tags(manifest, handoff.principal, handoff.version));
+    const tags = this.tags(manifest, handoff.principal, handoff.version);
+    this.ctx.acceptWebSocket(server, tags);
     try {
       server.serializeAttachment(initial);
-      this.known.set(server, { s: initial, reader: readerKey(initial.p) });
+      this.known.set(server, { s: initial, reader: readerKey(initial.p), tags });
     } catch {
       server.close(1011, "socket state too large");
       return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
@@ -348,23 +349,35 @@ export class Watchers {
   private remember(ws: WebSocket, s: SocketState): void {
     try {
       ws.serializeAttachment(s);
-      this.known.set(ws, { s, reader: this.known.get(ws)?.reader ?? readerKey(s.p) });
+      const hit = this.known.get(ws);
+      this.known.set(ws, { s, reader: hit?.reader ?? readerKey(s.p), tags: hit?.tags });
     } catch {
       ws.close(1011, "socket state too large");
     }
   }
 
-  /** The sockets that may read any of these entries' collections. */
-  private candidates(entries: FeedEntry[], version: number): Set<WebSocket> {
-    const out = new Set<WebSocket>();
-    for (const name of new Set(entries.map((e) => e.collection_name))) {
-      for (const ws of this.ctx.getWebSockets(collectionTag(name))) out.add(ws);
-    }
-    for (const ws of this.ctx.getWebSockets(ANY_COLLECTION)) out.add(ws);
-    // Sockets accepted under another manifest version were tagged by that version's read lists.
-    const all = this.ctx.getWebSockets();
-    if (all.length !== this.ctx.getWebSockets(versionTag(version)).length) {
-      for (const ws of all) if (!this.ctx.getTags(ws).includes(versionTag(version))) out.add(ws);
+  /** A socket's tags, read from the runtime once per socket and wake. */
+  private tagsOf(ws: WebSocket): string[] {
+    const hit = this.known.get(ws);
+    if (hit?.tags) return hit.tags;
+    const tags = this.ctx.getTags(ws);
+    if (hit) hit.tags = tags;
+    return tags;
+  }
+
+  /**
+   * The sockets that may read any of these entries' collections, from one pass over the
+   * app's sockets: those tagged with one of the collections (or any), and those accepted
+   * under another manifest version, whose tags were computed from that version's read lists.
+   */
+  private candidates(entries: FeedEntry[], version: number): WebSocket[] {
+    const names = new Set(entries.map((e) => collectionTag(e.collection_name)));
+    const current = versionTag(version);
+    const out: WebSocket[] = [];
+    for (const ws of this.ctx.getWebSockets()) {
+      if (!this.state(ws)) continue;
+      const tags = this.tagsOf(ws);
+      if (!tags.includes(current) || tags.some((t) => t === ANY_COLLECTION || names.has(t))) out.push(ws);
     }
     return out;
   }
@@ -377,7 +390,6 @@ export class Watchers {
    * told to re-list.
    */
   afterCommit(entries: FeedEntry[], current: () => { version: number; manifest: CompiledManifest } | null): void {
-    if (this.ctx.getWebSockets().length === 0) return;
     if (entries.length === 0) {
       this.flush(current);
       for (const ws of this.ctx.getWebSockets()) {
@@ -403,7 +415,7 @@ export class Watchers {
     if (!manifest) return;
     const { entries } = pending;
     const sockets = this.candidates(entries, manifest.version);
-    if (sockets.size === 0) return;
+    if (sockets.length === 0) return;
     const reader = this.reader(manifest.manifest);
     const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
     for (const ws of sockets) {
