@@ -79,7 +79,8 @@ describe("grant links", () => {
     expect(other.closed).toBeNull();
   });
 
-  it("a link's expiry closes its holder's socket (4001) instead of sending the next row", async () => {
+  /** A holder watching through a link that expires in 1.2 s, beside the owner's agent watching too. */
+  async function expiringHolder() {
     const app = await setup();
     const link = await app.mintGrant({ role: "guest" });
     const token = await holderOf(app, link);
@@ -87,6 +88,11 @@ describe("grant links", () => {
     await setGrantColumn(link.id, "expires_at", expiresAt);
     const socket = await subscribed(app.slug, grant(token));
     const agent = await subscribed(app.slug, ["service.v1", `service.agentkey.${app.key}`]);
+    return { app, token, expiresAt, socket, agent };
+  }
+
+  it("a link's expiry closes its holder's socket (4001) instead of sending the next row", async () => {
+    const { app, token, expiresAt, socket, agent } = await expiringHolder();
 
     await until(expiresAt);
     await app.create("notes", { text: "after the expiry" });
@@ -97,13 +103,7 @@ describe("grant links", () => {
   });
 
   it("an idle holder's socket is closed (4001) when its link expires, with no write to prompt it", async () => {
-    const app = await setup();
-    const link = await app.mintGrant({ role: "guest" });
-    const token = await holderOf(app, link);
-    const expiresAt = new Date(Date.now() + 1200).toISOString();
-    await setGrantColumn(link.id, "expires_at", expiresAt);
-    const socket = await subscribed(app.slug, grant(token));
-    const agent = await subscribed(app.slug, ["service.v1", `service.agentkey.${app.key}`]);
+    const { app, expiresAt, socket, agent } = await expiringHolder();
 
     expect(await socket.next(4000)).toMatchObject({ type: "error", error: { code: "unauthorized" } });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
