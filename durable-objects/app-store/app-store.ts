@@ -75,6 +75,8 @@ const OUTBOX_FLUSH_DELAY_MS = 1_000;
 const OUTBOX_BATCH = 100;
 
 const MAX_WAIT_MS = 30_000;
+/** The key-value entry a purged store keeps (see AppStore.purged). */
+const PURGED_MARK = "purged_at";
 const SWEEP_EVERY_MS = 3_600_000;
 
 /**
@@ -126,14 +128,23 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     withdrawals: this.withdrawals,
   });
 
+  /**
+   * The app was purged: its store holds nothing but this mark (in the object's key-value
+   * storage, outside the `_svc_` tables) and never builds its tables again, so a call that
+   * was checked before the purge finds no app instead of starting a new store for it.
+   */
+  private purged: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.blockConcurrencyWhile(async () => migrate(ctx.storage.sql));
+    this.purged = ctx.storage.kv.get(PURGED_MARK) !== undefined;
+    if (!this.purged) ctx.blockConcurrencyWhile(async () => migrate(ctx.storage.sql));
   }
 
   // ---- plumbing ----
 
   private async manifest(appId: string, version: number): Promise<CompiledManifest> {
+    if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
     if (this.compiled?.version === version) return this.compiled.manifest;
     const row = await this.env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1 AND version = ?2")
       .bind(appId, version).first<{ manifest_json: string }>();
@@ -161,6 +172,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   /** Turns away a call whose access changed since the Worker checked it (CallContext.checkedAt). */
   private admit(call: CallContext): void {
+    if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
     if (call.checkedAt === undefined) return;
     if (call.version < this.liveVersion() || this.withdrawals.since(call.checkedAt, call.principal)) {
       throw new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
@@ -436,6 +448,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
    * socket expiry, or the next sweep while one is due.
    */
   override async alarm(): Promise<void> {
+    if (this.purged) return;
     const nextExpiry = this.watchers.closeExpired();
     const nextSweep = await this.sweepAll();
     const next = Math.min(nextExpiry ?? Infinity, nextSweep ?? Infinity);
@@ -473,6 +486,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.ctx.storage.kv.put(PURGED_MARK, Date.now());
+    this.purged = true;
     this.compiled = null;
     this.live = undefined;
     this.withdrawals.forget();
@@ -498,11 +513,12 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   }
 
   async closeWatchers(reason: CloseReason, only?: SocketSelector): Promise<number> {
+    if (this.purged) return 0;
     return this.watchers.closeAll(reason, only);
   }
 
   async advanceVersion(version: number): Promise<void> {
-    if (Number.isSafeInteger(version)) this.advanceLive(version);
+    if (!this.purged && Number.isSafeInteger(version)) this.advanceLive(version);
   }
 
   /** The stored schema version; lets the Worker and tests confirm the store is initialised. */

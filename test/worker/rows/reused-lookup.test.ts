@@ -56,6 +56,19 @@ describe("a reused agent key lookup never outlives a change", () => {
     expect(await rowCount(ctx)).toBe(before);
   });
 
+  it("trashing and purging at once: the next write finds no app, and the purged store stays empty", async () => {
+    const ctx = await warmed();
+    await json(await ctx.ownerCall(`/v1/apps/${ctx.appId}`, { method: "DELETE" }), 200);
+    await json(await ctx.ownerCall(`/v1/apps/${ctx.appId}/purge`, { method: "POST" }), 200);
+    for (const path of [ctx.path("tasks"), ctx.path("tasks", "/count")]) {
+      await expectError(await ctx.agentCall(path, path.endsWith("/count") ? {} : { json: { data: note(9) } }), 404, "app_not_found");
+    }
+    expect(await ctx.sql((sql) => sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray())).toEqual([]);
+    // Even a call that reaches the purged store directly is refused, not served from new tables.
+    const answer = await ctx.stub().countRows({ appId: ctx.appId, version: 1, principal: { kind: "agent", agentId: ctx.agent.agent_id }, checkedAt: Date.now() }, "tasks");
+    expect(answer).toMatchObject({ ok: false, error: { code: "app_not_found" } });
+  });
+
   it("transferring the app: the previous owner's agent finds no app at once", async () => {
     const ctx = await warmed();
     const before = await rowCount(ctx);
