@@ -75,6 +75,10 @@ const OUTBOX_FLUSH_DELAY_MS = 1_000;
 const OUTBOX_BATCH = 100;
 
 const MAX_WAIT_MS = 30_000;
+function staleAccess(): RelayError {
+  return new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
+}
+
 /** The key-value entry a purged store keeps (see AppStore.purged). */
 const PURGED_MARK = "purged_at";
 const SWEEP_EVERY_MS = 3_600_000;
@@ -122,7 +126,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private readonly withdrawals = new Withdrawals(() => this.ctx.storage.sql);
   /** The app feed sockets (watchers.ts); all their state lives in socket attachments. */
   private readonly watchers = new Watchers(this.ctx, {
-    load: (appId, version) => this.manifest(appId, version),
+    // Never older than the live version: a socket accepted before a redeploy is judged by the newer one.
+    load: (appId, version) => this.manifest(appId, Math.max(version, this.liveVersion())),
     current: () => this.compiled,
     wakeBy: (at) => this.wakeBy(at),
     withdrawals: this.withdrawals,
@@ -146,6 +151,9 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private async manifest(appId: string, version: number): Promise<CompiledManifest> {
     if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
     if (this.compiled?.version === version) return this.compiled.manifest;
+    // A version older than the live one is never compiled again: its unique fields and
+    // schemas no longer hold, and reconciling its index would undo the newer one's.
+    if (version < this.liveVersion()) throw staleAccess();
     const row = await this.env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1 AND version = ?2")
       .bind(appId, version).first<{ manifest_json: string }>();
     if (!row) throw new RelayError("app_not_found", "This app has no such version.");
@@ -174,15 +182,15 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private admit(call: CallContext): void {
     if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
     if (call.checkedAt === undefined) return;
-    if (call.version < this.liveVersion() || this.withdrawals.since(call.checkedAt, call.principal)) {
-      throw new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
-    }
+    if (call.version < this.liveVersion() || this.withdrawals.since(call.checkedAt, call.principal)) throw staleAccess();
   }
 
   private async rows(call: CallContext, suppressed: ReadonlySet<EffectKind> = new Set()): Promise<Rows> {
+    const manifest = await this.manifest(call.appId, call.version);
+    // Judged after the load: a withdrawal or redeploy may have arrived while it awaited D1.
     this.admit(call);
     const cfg = config(this.env);
-    return new Rows(this.ctx.storage.sql, await this.manifest(call.appId, call.version), {
+    return new Rows(this.ctx.storage.sql, manifest, {
       maxRows: cfg.limits.MAX_ROWS_PER_APP, maxStorageBytes: cfg.limits.MAX_STORAGE_BYTES_PER_APP,
     }, suppressed);
   }
@@ -381,7 +389,6 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   // ---- retention ----
 
   private ownerOnly(call: CallContext): void {
-    this.admit(call);
     if (call.principal.kind !== "owner" && call.principal.kind !== "agent") {
       throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
     }
@@ -391,6 +398,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return this.run(async () => {
       this.ownerOnly(call);
       const manifest = await this.manifest(call.appId, call.version);
+      this.admit(call);
       if (!Object.hasOwn(manifest.collections, collection)) throw new RelayError("collection_not_found", `This app declares no collection "${collection}".`);
       return retentionView(manifest, this.ctx.storage.sql, collection, config(this.env).limits.MAX_ROWS_PER_APP);
     });
@@ -400,6 +408,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return this.run(async () => {
       this.ownerOnly(call);
       const manifest = await this.manifest(call.appId, call.version);
+      this.admit(call);
       if (!Object.hasOwn(manifest.collections, collection)) throw new RelayError("collection_not_found", `This app declares no collection "${collection}".`);
       setOverride(this.ctx.storage.sql, collection, patch);
       await this.ensureAlarm();

@@ -97,7 +97,7 @@ interface SocketState {
 export const EXPIRED_CLOSE_CODE = 4001;
 
 export interface WatchHost {
-  /** The compiled manifest of `version` (loaded from D1 once per version). */
+  /** The compiled manifest of `version`, or of the live version when that is newer (loaded from D1 once per version). */
   load(appId: string, version: number): Promise<CompiledManifest>;
   /** The newest manifest the store has loaded, if any. */
   current(): { version: number; manifest: CompiledManifest } | null;

@@ -40,22 +40,32 @@ export class Withdrawals {
 
   constructor(private readonly sql: () => SqlStorage) {}
 
-  /** Records a withdrawal now, forgetting those past the memory window. */
-  record(only?: SocketSelector): void {
-    const now = Date.now();
-    this.sql().exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
-    this.sql().exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
-    this.newest = Math.max(this.newest ?? now, now);
-  }
-
-  /** Whether a withdrawal reaching this principal was recorded at or after `checkedAt` (within the memory window). */
-  since(checkedAt: number, principal: Principal, previewTokenId?: string): boolean {
-    const from = Math.max(checkedAt, Date.now() - WITHDRAWAL_MEMORY_MS);
+  private newestStored(): number | null {
     if (this.newest === undefined) {
       this.newest = this.sql().exec<{ at: number | null }>("SELECT max(at) AS at FROM _svc_withdrawals").one().at;
     }
-    if (this.newest === null || this.newest < from) return false;
-    for (const { selector } of this.sql().exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", from)) {
+    return this.newest;
+  }
+
+  /** Records a withdrawal now, forgetting those past the memory window. */
+  record(only?: SocketSelector): void {
+    const stored = this.newestStored();
+    const now = Date.now();
+    this.sql().exec("DELETE FROM _svc_withdrawals WHERE at < ?", now - WITHDRAWAL_MEMORY_MS);
+    this.sql().exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", now, only ? JSON.stringify(only) : null);
+    this.newest = Math.max(stored ?? now, now);
+  }
+
+  /**
+   * Whether a withdrawal reaching this principal was recorded at or after `checkedAt`. A
+   * check older than the memory window is stale whatever it reaches: what happened since
+   * may already be forgotten (a slow upload, say), so it is checked again.
+   */
+  since(checkedAt: number, principal: Principal, previewTokenId?: string): boolean {
+    if (checkedAt < Date.now() - WITHDRAWAL_MEMORY_MS) return true;
+    const newest = this.newestStored();
+    if (newest === null || newest < checkedAt) return false;
+    for (const { selector } of this.sql().exec<{ selector: string | null }>("SELECT selector FROM _svc_withdrawals WHERE at >= ?", checkedAt)) {
       if (selector === null || reaches(JSON.parse(selector) as SocketSelector, principal, previewTokenId)) return true;
     }
     return false;
@@ -70,7 +80,9 @@ export class Withdrawals {
 /** The store's refusal of a call whose access changed after the Worker checked it; the Worker checks again and resends once. */
 export const STALE_ACCESS = { code: "conflict", reason: "access_changed" } as const;
 
-/** Whether a store answer is that refusal. */
-export function isStaleAccess(outcome: Outcome<unknown>): boolean {
-  return !outcome.ok && outcome.error.code === STALE_ACCESS.code && outcome.error.details?.reason === STALE_ACCESS.reason;
+/** Whether a store answer is that refusal (anything that is not an Outcome is not). */
+export function isStaleAccess(outcome: unknown): boolean {
+  if (typeof outcome !== "object" || outcome === null || (outcome as Outcome<unknown>).ok !== false) return false;
+  const { error } = outcome as Extract<Outcome<unknown>, { ok: false }>;
+  return error?.code === STALE_ACCESS.code && error.details?.reason === STALE_ACCESS.reason;
 }

@@ -86,7 +86,6 @@ export async function confirmDeletion(env: Env, token: string): Promise<Deletion
   if (!human) throw deletionGone();
   const h = human.id;
 
-  const trashed = (await env.DB.prepare("SELECT id FROM apps WHERE owner_human_id = ?1 AND status != 'deleted'").bind(h).all<{ id: string }>()).results.map((r) => r.id);
   const agents = (await env.DB.prepare("SELECT id FROM agents WHERE owner_human_id = ?1").bind(h).all<{ id: string }>()).results.map((r) => r.id);
   const joined = (await env.DB.prepare("SELECT app_id FROM app_members WHERE human_id = ?1").bind(h).all<{ app_id: string }>()).results.map((r) => r.app_id);
   const orgIds = (await env.DB.prepare("SELECT org_id FROM org_members WHERE human_id = ?1").bind(h).all<{ org_id: string }>()).results.map((r) => r.org_id);
@@ -124,6 +123,8 @@ export async function confirmDeletion(env: Env, token: string): Promise<Deletion
     byHuman("DELETE FROM humans WHERE id = ?1"),
   ]);
 
+  // Read after the batch, so an app created meanwhile is reported too.
+  const trashed = (await env.DB.prepare("SELECT id FROM apps WHERE owner_human_id = ?1 AND status = 'deleted' AND deleted_at = ?2").bind(h, now).all<{ id: string }>()).results.map((r) => r.id);
   await Promise.all([
     ...trashed.map((appId) => endAllSockets(env, appId, "account deletion")),
     ...joined.map((appId) => endSockets(env, appId, { humanId: h }, "account deletion")),

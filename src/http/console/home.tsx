@@ -5,7 +5,8 @@
  * /v1/self/agents/:id/*, and redirects back here with a flash message.
  */
 import { deleteCookie } from "hono/cookie";
-import { agentsOfHuman, revokeAllKeys, setAgentPaused } from "../../db/agents";
+import { agentsOfHuman } from "../../db/agents";
+import { pauseAgent, resumeAgent, revokeAgentKeys } from "../../account/agent-control";
 import { revokeSession } from "../../db/humans";
 import { SESSION_COOKIE } from "../middleware/auth";
 import { ownedAgent, viewOwnedAgent } from "../v1/self";
@@ -100,11 +101,12 @@ async function home(c: AppContext): Promise<Response> {
 }
 
 /** Pause, resume and revoke: act on an agent this person owns, then back to the list. */
-function agentAction(flash: string, act: (c: AppContext, agentId: string) => Promise<void>) {
+function agentAction(flash: string, act: (c: AppContext, agentId: string, humanId: string) => Promise<void>) {
   return async (c: AppContext): Promise<Response> => {
-    if (!(await currentHuman(c))) return toSignIn(c, "/");
+    const human = await currentHuman(c);
+    if (!human) return toSignIn(c, "/");
     const agent = await ownedAgent(c, c.req.param("id")!);
-    await act(c, agent.id);
+    await act(c, agent.id, human.humanId);
     return seeOther(c, `/?flash=${flash}&agent=${encodeURIComponent(agent.id)}`);
   };
 }
@@ -118,8 +120,8 @@ async function logout(c: AppContext): Promise<Response> {
 
 export function homePages(route: PageRoute): void {
   route("get", "/", home);
-  route("post", "/console/agents/:id/pause", agentAction("paused", (c, id) => setAgentPaused(c.env, id, true)));
-  route("post", "/console/agents/:id/resume", agentAction("resumed", (c, id) => setAgentPaused(c.env, id, false)));
-  route("post", "/console/agents/:id/revoke-key", agentAction("revoked", (c, id) => revokeAllKeys(c.env, id)));
+  route("post", "/console/agents/:id/pause", agentAction("paused", (c, id, humanId) => pauseAgent(c.env, humanId, id)));
+  route("post", "/console/agents/:id/resume", agentAction("resumed", (c, id) => resumeAgent(c.env, id)));
+  route("post", "/console/agents/:id/revoke-key", agentAction("revoked", (c, id, humanId) => revokeAgentKeys(c.env, humanId, id)));
   route("post", "/console/logout", logout);
 }

@@ -140,7 +140,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     }
     const updated = Object.keys(patch).length ? await updateApp(c.env, target.id, patch) : target;
     // Who may watch changed: every socket reconnects and is judged again.
-    if (patch.visibility !== undefined) await appStore(c.env, target.id).closeWatchers("reconnect");
+    if (patch.visibility !== undefined) await endAllSockets(c.env, target.id, "visibility changed");
     return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}) });
   });
 
@@ -155,7 +155,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     const share = await mintShareToken();
     await updateApp(c.env, target.id, { shareTokenHash: share.hash });
     // Sockets opened with the old share pass must not outlive it.
-    await appStore(c.env, target.id).closeWatchers("reconnect");
+    await endAllSockets(c.env, target.id, "share link rotated");
     return c.json({ share_url: `${appUrl(config(c.env), target.slug)}#k=${share.token}` });
   });
 

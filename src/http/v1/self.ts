@@ -11,8 +11,8 @@ import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { RelayError } from "../../errors";
 import { mintClaimCode } from "../../db/codes";
-import { endAgentSockets } from "../../apps/sockets";
-import { agentsOfHuman, mintKey, renameAgent, revokeAllKeys, setAgentPaused, type AgentKeyRow, type AgentRow } from "../../db/agents";
+import { pauseAgent, resumeAgent, revokeAgentKeys } from "../../account/agent-control";
+import { agentsOfHuman, mintKey, renameAgent, type AgentKeyRow, type AgentRow } from "../../db/agents";
 import { db } from "../../db/client";
 import { displayName, getHuman, setHumanName } from "../../db/humans";
 import { agentName, errors, isoTime } from "./schemas";
@@ -96,17 +96,11 @@ export function selfRoutes(app: Hono<AppEnv>): void {
   });
 
   agentAction(app, "pause", "Pause the agent's key: every request with it answers 401 until resumed, and its feed sockets close",
-    async (c, id) => {
-      await setAgentPaused(c.env, id, true);
-      await endAgentSockets(c.env, c.get("human").humanId, id, "agent paused");
-    });
+    (c, id) => pauseAgent(c.env, c.get("human").humanId, id));
   agentAction(app, "resume", "Undo a pause (never un-revokes a key)",
-    (c, id) => setAgentPaused(c.env, id, false));
+    (c, id) => resumeAgent(c.env, id));
   agentAction(app, "revoke-key", "Revoke the agent's keys permanently (idempotent); its feed sockets close",
-    async (c, id) => {
-      await revokeAllKeys(c.env, id);
-      await endAgentSockets(c.env, c.get("human").humanId, id, "agent keys revoked");
-    });
+    (c, id) => revokeAgentKeys(c.env, c.get("human").humanId, id));
 
   defineRoute(app, {
     method: "post", path: "/v1/self/agents/:id/rotate-key", tag: "account", auth: "human",
@@ -117,9 +111,8 @@ export function selfRoutes(app: Hono<AppEnv>): void {
     },
   }, async (c) => {
     const agent = await ownedAgent(c, c.req.param("id")!);
-    await revokeAllKeys(c.env, agent.id);
+    await revokeAgentKeys(c.env, c.get("human").humanId, agent.id, "agent key rotated");
     const minted = await mintKey(db(c.env), agent.id);
-    await endAgentSockets(c.env, c.get("human").humanId, agent.id, "agent key rotated");
     return c.json({ agent_id: agent.id, api_key: minted.apiKey, key_prefix: minted.keyPrefix, created_at: minted.createdAt });
   });
 
