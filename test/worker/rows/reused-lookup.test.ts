@@ -12,8 +12,11 @@ import { COLLECTIONS, manifestOf, setup, type Ctx } from "./fixtures";
 import { accept, mailedToken } from "../account/fixtures";
 import { forgetAgentLookup } from "../../../src/http/middleware/agent-key-cache";
 import { stageWithdrawal } from "../withdrawals";
+import { appStore } from "../../../src/apps/store";
 
 const note = (i: number) => ({ title: `note ${i}` });
+/** The app's store, called directly as the Worker would (typed by its RPC surface). */
+const store = (ctx: Ctx) => appStore(env, ctx.appId);
 const emptyForm = { body: "", contentType: "application/x-www-form-urlencoded" };
 
 /** A context whose agent key lookup for its app is reused from now on (a write warmed it). */
@@ -69,7 +72,7 @@ describe("a reused agent key lookup never outlives a change", () => {
     }
     expect(await ctx.sql((sql) => sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf%' ESCAPE '\\'").toArray())).toEqual([]);
     // Even a call that reaches the purged store directly is refused, not served from new tables.
-    const answer = await ctx.stub().countRows({ appId: ctx.appId, version: 1, principal: { kind: "agent", agentId: ctx.agent.agent_id }, checkedAt: Date.now() }, "tasks");
+    const answer = await store(ctx).countRows({ appId: ctx.appId, version: 1, principal: { kind: "agent", agentId: ctx.agent.agent_id }, checkedAt: Date.now() }, "tasks");
     expect(answer).toMatchObject({ ok: false, error: { code: "app_not_found" } });
   });
 
@@ -132,9 +135,9 @@ describe("the store re-judges a call checked before a change it has heard of", (
   it("a call checked longer ago than the store remembers is checked again, whatever happened meanwhile", async () => {
     const ctx = await warmed();
     const principal = { kind: "agent" as const, agentId: ctx.agent.agent_id };
-    const old = await ctx.stub().countRows({ appId: ctx.appId, version: 1, principal, checkedAt: Date.now() - 61_000 }, "tasks");
+    const old = await store(ctx).countRows({ appId: ctx.appId, version: 1, principal, checkedAt: Date.now() - 61_000 }, "tasks");
     expect(old).toMatchObject({ ok: false, error: { code: "conflict", details: { reason: "access_changed" } } });
-    expect(await ctx.stub().countRows({ appId: ctx.appId, version: 1, principal, checkedAt: Date.now() - 1_000 }, "tasks")).toEqual({ ok: true, value: 2 });
+    expect(await store(ctx).countRows({ appId: ctx.appId, version: 1, principal, checkedAt: Date.now() - 1_000 }, "tasks")).toEqual({ ok: true, value: 2 });
   });
 
   it("after a redeploy the store never goes back to the older version, checked call or not", async () => {
@@ -145,7 +148,7 @@ describe("the store re-judges a call checked before a change it has heard of", (
     const principal = { kind: "agent" as const, agentId: ctx.agent.agent_id };
     const before = await ctx.snapshot();
     for (const call of [{ appId: ctx.appId, version: 1, principal }, { appId: ctx.appId, version: 1, principal, checkedAt: Date.now() }]) {
-      const answer = await ctx.stub().createRow(call, "tasks", { data: { title: "version 1 shape" } });
+      const answer = await store(ctx).createRow(call, "tasks", { data: { title: "version 1 shape" } });
       expect(answer).toMatchObject({ ok: false, error: { code: "conflict", details: { reason: "access_changed" } } });
     }
     // Nothing written, and version 2's unique index is intact.
