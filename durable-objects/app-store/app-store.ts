@@ -150,10 +150,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   private async manifest(appId: string, version: number): Promise<CompiledManifest> {
     if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
-    if (this.compiled?.version === version) return this.compiled.manifest;
-    // A version older than the live one is never compiled again: its unique fields and
+    // A version older than the live one is never served again: its unique fields and
     // schemas no longer hold, and reconciling its index would undo the newer one's.
     if (version < this.liveVersion()) throw staleAccess();
+    if (this.compiled?.version === version) return this.compiled.manifest;
     const row = await this.env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1 AND version = ?2")
       .bind(appId, version).first<{ manifest_json: string }>();
     if (!row) throw new RelayError("app_not_found", "This app has no such version.");
