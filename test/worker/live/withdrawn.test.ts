@@ -229,7 +229,7 @@ describe("members", () => {
       expect(entriesIn(first.frames)).toEqual([]);
 
       // The same session, reconnected: a plain member reads notes but no longer the log.
-      const { socket: again, hello, batch: page } = await Socket.subscribed(t.app.slug, session(token));
+      const { socket: again, hello, batch: page } = await Socket.resubscribed(t.app.slug, session(token));
       sockets.keep(again);
       expect(hello).toMatchObject({ session: { kind: "member", humanId: friend.humanId } });
       expect(entriesIn([page]).map((e) => e.collection_name)).toEqual(["notes"]);

@@ -113,6 +113,8 @@ describe("the store re-judges a call checked before a change it has heard of", (
     const ctx = await warmed();
     const before = await rowCount(ctx);
     await recordWithdrawal(ctx, Date.now(), null);
+    // The fresh check must come after it, not in the same millisecond (which counts as before).
+    await new Promise((r) => setTimeout(r, 5));
     const row = await ctx.create("tasks", note(2));
     expect(row.data).toEqual(note(2));
     expect(await rowCount(ctx)).toBe(before + 1);
