@@ -18,8 +18,14 @@ function form(fields: Array<[string, string]>): { body: string; contentType: str
   return { body: new URLSearchParams(fields).toString(), contentType: "application/x-www-form-urlencoded" };
 }
 
+/** The app's console page (`/console/apps/:id`) as `t`'s owner sees it. */
+const consoleBase = (t: Team) => `/console/apps/${t.app.app_id}`;
+async function consolePage(t: Team): Promise<string> {
+  return (await call(consoleBase(t), { session: t.who.human.session })).text();
+}
+
 function post(t: Team, path: string, fields: Array<[string, string]> = [], session = t.who.human.session): Promise<Response> {
-  return call(`/console/apps/${t.app.app_id}${path}`, { method: "POST", session, ...form(fields) });
+  return call(`${consoleBase(t)}${path}`, { method: "POST", session, ...form(fields) });
 }
 
 async function grants(t: Team): Promise<Obj[]> {
@@ -51,8 +57,8 @@ async function accessState(appId: string): Promise<unknown> {
 describe("console: grant links", () => {
   it("lists, mints (link shown once, never in a URL) and revokes", async () => {
     const t = await team();
-    const base = `/console/apps/${t.app.app_id}`;
-    const empty = await (await call(base, { session: t.who.human.session })).text();
+    const base = consoleBase(t);
+    const empty = await consolePage(t);
     expect(empty).toContain('id="no-grants"');
     expect(empty).toContain('<option value="writer">writer</option>');
 
@@ -69,7 +75,7 @@ describe("console: grant links", () => {
     const ttl = Date.parse(g.expires_at as string) - Date.parse(g.created_at as string);
     expect(Math.abs(ttl - 7 * 86_400_000)).toBeLessThan(5_000);
 
-    const listed = await (await call(base, { session: t.who.human.session })).text();
+    const listed = await consolePage(t);
     expect(listed).toContain(`data-grant-id="${g.id}" data-state="active"`);
     expect(listed).toContain("Reading group");
     expect(listed).not.toContain(url.split("#g=")[1]);
@@ -112,7 +118,7 @@ describe("console: grant links", () => {
 describe("console: service credentials", () => {
   it("mints with an allowlist (token shown once), pauses, resumes, rotates with overlap and revokes", async () => {
     const t = await team();
-    const base = `/console/apps/${t.app.app_id}`;
+    const base = consoleBase(t);
     const session = t.who.human.session;
     expect(await (await call(base, { session })).text()).toContain('id="no-credentials"');
 
@@ -228,8 +234,7 @@ function alertText(html: string): string {
 describe("console: pins, modes and the members flag", () => {
   it("mints a grant link pinned to a row key or to a where list, and lists the pin", async () => {
     const t = await team();
-    const base = `/console/apps/${t.app.app_id}`;
-    const form0 = await (await call(base, { session: t.who.human.session })).text();
+    const form0 = await consolePage(t);
     expect(form0).toContain('name="pin_row_key"');
     expect(form0).toContain('name="pin_where"');
 
@@ -243,7 +248,7 @@ describe("console: pins, modes and the members flag", () => {
     const listed = await grants(t);
     expect(listed.find((g) => g.label === "One note")).toMatchObject({ role: "viewer", pin_row_key: "n1", pin_where: null });
     expect(listed.find((g) => g.label === "Some notes")).toMatchObject({ role: "writer", pin_row_key: null, pin_where: where });
-    const page = await (await call(base, { session: t.who.human.session })).text();
+    const page = await consolePage(t);
     expect(page).toContain("row <code>n1</code>");
     expect(page).toMatch(/where <code>text eq (&quot;|&#34;|")hi(&quot;|&#34;|")<\/code> and <code>tag in \[/);
     // A link without a pin says so.
@@ -278,8 +283,7 @@ describe("console: pins, modes and the members flag", () => {
 
   it("mints a following credential with member-list access, narrowed and carved out per collection, and lists its mode", async () => {
     const t = await team();
-    const base = `/console/apps/${t.app.app_id}`;
-    const empty = await (await call(base, { session: t.who.human.session })).text();
+    const empty = await consolePage(t);
     expect(empty).toContain('<option value="following">');
     expect(empty).toContain('id="credential-members"');
 
@@ -298,7 +302,7 @@ describe("console: pins, modes and the members flag", () => {
     expect((await call(`${t.path}/collections/notes`, { key: token, json: { data: { text: "no" } } })).status).toBe(403);
     expect((await call(`${t.path}/collections/log`, { key: token })).status).toBe(403);
 
-    const page = await (await call(base, { session: t.who.human.session })).text();
+    const page = await consolePage(t);
     expect(page).toContain(`data-credential-id="${cred.id}" data-state="active" data-mode="following" data-members="yes"`);
     expect(page).toContain("follows the owner, except:");
     expect(page).toContain("<code>log</code>: no access");
@@ -308,7 +312,7 @@ describe("console: pins, modes and the members flag", () => {
     const plainToken = secretOf(await plain.text());
     expect((await credentials(t)).find((c) => c.label === "Plain")).toMatchObject({ mode: "explicit", members: false });
     expect((await call(`${t.path}/members`, { key: plainToken })).status).toBe(401);
-    expect(await (await call(base, { session: t.who.human.session })).text()).toMatch(/data-mode="explicit" data-members="no"/);
+    expect(await consolePage(t)).toMatch(/data-mode="explicit" data-members="no"/);
   });
 
   it("refuses an unknown collection, an unknown mode and a contradictory row, in the credentials section, storing nothing", async () => {
