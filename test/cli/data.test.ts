@@ -5,7 +5,7 @@
 // of NDJSON and of a JSON array with bad rows (summary counts and failures), --key-field
 // create-or-skip on a re-import, retention flags, and the relay's errors passed through
 // with exit 1.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempHomes, appPackage, tempDir, writeTempFile, cliPath, relayUrl, type RunOptions, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
@@ -36,21 +36,20 @@ function manifest(): Obj {
 }
 
 
-/** util-linux `script`, which runs a command on a pseudo-terminal (absent: that test is skipped). */
-const hasScript = (() => {
-  try {
-    execFileSync("script", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const shellQuote = (arg: string) => `'${arg.replace(/'/g, "'\\''")}'`;
 
-
-
-
+/**
+ * Runs `command` on a pseudo-terminal with `script`: util-linux's on Linux (bsdutils, on
+ * every Debian), the BSD one on macOS. Without it the test fails and says what to install.
+ */
+function inTerminal(command: string[], env: NodeJS.ProcessEnv) {
+  const args = process.platform === "darwin" ? ["-q", "/dev/null", ...command] : ["-qec", command.map(shellQuote).join(" "), "/dev/null"];
+  const run = spawnSync("script", args, { env, encoding: "utf8", timeout: 30_000 });
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+    throw new Error("This test needs `script` to give the CLI a terminal: install util-linux's bsdutils (Debian: apt-get install bsdutils).");
+  }
+  return run;
+}
 
 afterAll(() => {
   cleanupTempHomes();
@@ -240,13 +239,10 @@ describe("data verbs", () => {
     failed(await data("items", ["import", "--file", path.join(tempDir(), "missing.ndjson")]), "invalid_args");
   });
 
-  it.skipIf(!hasScript)("prints import progress on stderr only when stderr is a terminal", async () => {
+  it("prints import progress on stderr only when stderr is a terminal", async () => {
     const file = writeTempFile("tty.ndjson", [1, 2, 3].map((i) => JSON.stringify({ name: `tty-${i}` })).join("\n"));
     const args = ["data", slug, "bulk", "import", "--file", file, "--chunk", "2"];
-    const tty = spawnSync("script", ["-qec", [cliPath, ...args].map(shellQuote).join(" "), "/dev/null"], {
-      env: { PATH: process.env.PATH ?? "", HOME: me.home, XDG_CONFIG_HOME: me.home, SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key },
-      encoding: "utf8", timeout: 30_000,
-    });
+    const tty = inTerminal([cliPath, ...args], { PATH: process.env.PATH ?? "", HOME: me.home, XDG_CONFIG_HOME: me.home, SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key });
     expect(tty.status, tty.stdout + tty.stderr).toBe(0);
     expect(tty.stdout).toMatch(/import: chunk 1\/2, 2 of 3 rows sent \(2 imported, 0 failed so far\)/);
     expect(tty.stdout).toMatch(/import: chunk 2\/2, 3 of 3 rows sent \(3 imported, 0 failed so far\)/);
