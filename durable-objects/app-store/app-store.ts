@@ -45,7 +45,6 @@ export interface CallContext {
   checkedAt?: number;
 }
 
-
 export interface BatchResult {
   results: { index: number; ok: boolean; key?: string; error?: { code: string; message: string; status: number; details?: Record<string, unknown> } }[];
   ok_count: number;
@@ -75,13 +74,17 @@ const OUTBOX_FLUSH_DELAY_MS = 1_000;
 const OUTBOX_BATCH = 100;
 
 const MAX_WAIT_MS = 30_000;
+const SWEEP_EVERY_MS = 3_600_000;
+/** The key-value entry a purged store keeps (see AppStore.purged). */
+const PURGED_MARK = "purged_at";
+
 function staleAccess(): RelayError {
   return new RelayError(STALE_ACCESS.code, "The app or your access to it changed while this request was being checked; nothing was done. Send it again.", { reason: STALE_ACCESS.reason });
 }
 
-/** The key-value entry a purged store keeps (see AppStore.purged). */
-const PURGED_MARK = "purged_at";
-const SWEEP_EVERY_MS = 3_600_000;
+function purgedApp(): RelayError {
+  return new RelayError("app_not_found", "This app was purged.");
+}
 
 /**
  * The store's RPC surface as the Worker sees it. The class implements it, so the two
@@ -149,7 +152,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   // ---- plumbing ----
 
   private async manifest(appId: string, version: number): Promise<CompiledManifest> {
-    if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
+    if (this.purged) throw purgedApp();
     // A version older than the live one is never served again: its unique fields and
     // schemas no longer hold, and reconciling its index would undo the newer one's.
     if (version < this.liveVersion()) throw staleAccess();
@@ -180,7 +183,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   /** Turns away a call whose access changed since the Worker checked it (CallContext.checkedAt). */
   private admit(call: CallContext): void {
-    if (this.purged) throw new RelayError("app_not_found", "This app was purged.");
+    if (this.purged) throw purgedApp();
     if (call.checkedAt === undefined) return;
     if (call.version < this.liveVersion() || this.withdrawals.since(call.checkedAt, call.principal)) throw staleAccess();
   }

@@ -19,8 +19,8 @@ import { appIdsOfOwner } from "../db/apps";
 
 export type { SocketSelector };
 
-/** Closes the app's feed sockets that `only` selects, asking them to reconnect; never throws. */
-export async function endSockets(env: Env, appId: string, only: SocketSelector, why: string): Promise<void> {
+/** Closes the app's feed sockets that `only` selects (all without it), asking them to reconnect; a failure is logged, never thrown. */
+async function closeOrLog(env: Env, appId: string, why: string, only?: SocketSelector): Promise<void> {
   try {
     await appStore(env, appId).closeWatchers("reconnect", only);
   } catch (err) {
@@ -28,13 +28,14 @@ export async function endSockets(env: Env, appId: string, only: SocketSelector, 
   }
 }
 
+/** Closes the app's feed sockets that `only` selects, asking them to reconnect; never throws. */
+export function endSockets(env: Env, appId: string, only: SocketSelector, why: string): Promise<void> {
+  return closeOrLog(env, appId, why, only);
+}
+
 /** Closes every feed socket of the app (it was trashed or changed hands); never throws. */
-export async function endAllSockets(env: Env, appId: string, why: string): Promise<void> {
-  try {
-    await appStore(env, appId).closeWatchers("reconnect");
-  } catch (err) {
-    console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
-  }
+export function endAllSockets(env: Env, appId: string, why: string): Promise<void> {
+  return closeOrLog(env, appId, why);
 }
 
 /**

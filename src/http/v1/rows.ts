@@ -110,15 +110,15 @@ function hasKey(raw: unknown): boolean {
   return typeof raw === "object" && raw !== null && (raw as { key?: unknown }).key !== undefined;
 }
 
+/** The errors a collection route documents, with 409: any call may meet `conflict` (access_changed) when access changes twice while it runs. */
+const rowErrors = (...statuses: number[]) => errors(...statuses, 409);
+
 /**
  * The app, its store and the call context of a collection request. The store re-judges
  * the call against changes made since the caller was checked (a reused agent key lookup
  * among them) and, when it turns the call away, the caller is checked again and the call
  * resent (`checkedStore`).
  */
-/** The errors a collection route documents, with 409: any call may meet `conflict` (access_changed) when access changes twice while it runs. */
-const rowErrors = (...statuses: number[]) => errors(...statuses, 409);
-
 async function target(c: AppContext) {
   const resolve = async () => {
     const app = requireLive(await ownedApp(c, c.req.param("id")!));

@@ -288,13 +288,11 @@ describe("a withdrawal racing an upgrade", () => {
   // that lands between the two closes the sockets the store has, not this one still in
   // flight; the store remembers the close and turns such a socket away (1012). The race is
   // staged by recording the withdrawal as the store would, timed after the Worker's check.
-  const withdrawal = stageWithdrawal;
-
   it("a socket whose access was checked before a matching withdrawal is closed (1012) on arrival, before hello", async () => {
     const t = await team();
     const [friend, other] = [await member(t, ["viewer"]), await member(t, ["viewer"])];
     const [token, otherToken] = [await ownerToken(friend, t.app.slug), await ownerToken(other, t.app.slug)];
-    await withdrawal(t.app.app_id, Date.now() + 2_000, { humanId: friend.humanId });
+    await stageWithdrawal(t.app.app_id, Date.now() + 2_000, { humanId: friend.humanId });
 
     const raced = await Socket.connect(t.app.slug, session(token));
     sockets.keep(raced);
@@ -308,12 +306,12 @@ describe("a withdrawal racing an upgrade", () => {
     const t = await team();
     const friend = await member(t, ["viewer"]);
     const token = await ownerToken(friend, t.app.slug);
-    await withdrawal(t.app.app_id, Date.now() - 1_000, null);
+    await stageWithdrawal(t.app.app_id, Date.now() - 1_000, null);
     // Recorded before this upgrade's check: served.
     const fine = await subscribed(t.app.slug, session(token));
     expect(fine.closed).toBeNull();
 
-    await withdrawal(t.app.app_id, Date.now() + 2_000, null);
+    await stageWithdrawal(t.app.app_id, Date.now() + 2_000, null);
     for (const protocols of [session(token), ["service.v1", `service.agentkey.${t.key}`]]) {
       const raced = await Socket.connect(t.app.slug, protocols);
       sockets.keep(raced);
@@ -328,7 +326,7 @@ describe("a withdrawal racing an upgrade", () => {
     const store = env.APP_STORE.get(env.APP_STORE.idFromName(t.app.app_id));
     const rows = () => runInDurableObject(store, (_instance: AppStore, state) =>
       state.storage.sql.exec<{ at: number; selector: string | null }>("SELECT at, selector FROM _svc_withdrawals ORDER BY at").toArray());
-    await withdrawal(t.app.app_id, Date.now() - 61_000, { humanId: "old" });
+    await stageWithdrawal(t.app.app_id, Date.now() - 61_000, { humanId: "old" });
     expect((await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key })).status).toBe(204);
     const kept = await rows();
     expect(kept).toHaveLength(1);
