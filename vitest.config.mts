@@ -29,7 +29,7 @@ export default defineConfig({
         ],
         test: {
           name: "worker",
-          include: ["test/worker/**/*.test.ts", "test/unit/**/*.test.ts"],
+          include: ["test/worker/**/*.test.ts", "test/unit/**/*.test.ts", "durable-objects/**/*.test.ts"],
           setupFiles: ["./test/worker/setup.ts"],
         },
       },

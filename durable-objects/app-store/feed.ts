@@ -7,27 +7,14 @@
  * long-poll and the socket answer it alike. A reader may follow some collections only;
  * its cursor still moves past the other collections' entries. Update entries also keep
  * the row's previous state (`prev`, store-internal: see PriorRow) so a reader the update
- * took the row away from gets a retraction (Rows.visibleEntries).
+ * took the row away from gets a retraction (visibility.ts).
  */
 import { RelayError } from "../../src/errors";
 import type { Author } from "../../src/permissions";
-import type { CompiledManifest, JsonValue } from "../../src/manifest";
+import type { JsonValue } from "../../src/manifest";
+import type { FeedEntry } from "./contract";
 import { readMeta, writeMeta } from "./schema";
 import { takePage } from "./query";
-
-/** WIRE §2.4's FeedEntry, identical over long-poll and socket. */
-export interface FeedEntry {
-  seq: number;
-  op: "create" | "update" | "delete";
-  collection_name: string;
-  row_key: string;
-  row_version: number | null;
-  data: JsonValue;
-  author: Author;
-  ts: string;
-  /** Present on the audited delete entry a purge writes. */
-  purged?: true;
-}
 
 type StoredEntry = {
   seq: number;
@@ -43,36 +30,33 @@ type StoredEntry = {
 };
 
 /**
- * What an update entry's row looked like just before the update: enough to tell who could
- * read it then (the creator never changes, so it is not kept). It lives in `_svc_feed.prev`
- * and, in memory, only in `priors` below, keyed by the entry object: a FeedEntry itself
- * never carries it, so nothing that serialises entries (socket frames, the long-poll
- * answer, RPC) can leak it. A copy of an entry loses it and reads as an entry without one.
+ * What an update or delete entry's row looked like just before the change: enough to tell
+ * who could read it then (the creator never changes, so it is not kept). It lives in
+ * `_svc_feed.prev` and travels inside the store beside its entry (`HeldEntry`), never in
+ * the entry itself, so nothing that serialises entries (socket frames, the long-poll
+ * answer, RPC) can leak it.
  */
 export interface PriorRow {
   data: JsonValue;
   editor: Author;
 }
 
-const priors = new WeakMap<FeedEntry, string>();
-
-/** The previous state of an update or delete entry read or written by this store, if it was recorded. */
-export function priorOf(entry: FeedEntry): PriorRow | null {
-  const raw = priors.get(entry);
-  return raw === undefined ? null : (JSON.parse(raw) as PriorRow);
+/** A feed entry as the store holds it: the wire entry, and the row just before it when that was recorded. */
+export interface HeldEntry {
+  entry: FeedEntry;
+  prior: PriorRow | null;
 }
 
 /** How many entries the feed keeps; older ones are pruned and raise the floor. */
 export const FEED_KEEP = 10_000;
 
-function view(row: StoredEntry): FeedEntry {
+function held(row: StoredEntry): HeldEntry {
   const entry: FeedEntry = {
     seq: row.seq, op: row.op, collection_name: row.collection, row_key: row.key, row_version: row.version,
     data: row.data === null ? null : JSON.parse(row.data), author: { kind: row.author_kind, id: row.author_id } as Author, ts: row.ts,
     ...(row.op === "delete" && row.data === null ? { purged: true as const } : {}),
   };
-  if (row.prev !== null && row.prev !== undefined) priors.set(entry, row.prev);
-  return entry;
+  return { entry, prior: row.prev === null || row.prev === undefined ? null : (JSON.parse(row.prev) as PriorRow) };
 }
 
 export function appendFeed(
@@ -82,7 +66,7 @@ export function appendFeed(
     /** The row before an update or a soft delete: its data (JSON text) and last writer. */
     prev?: { data: string; editor: Author };
   },
-): FeedEntry {
+): HeldEntry {
   const prev = e.prev ? `{"data":${e.prev.data},"editor":${JSON.stringify({ kind: e.prev.editor.kind, id: e.prev.editor.id })}}` : null;
   // A purge's previous state is scrubbed like the rest of the row: it is never stored, and
   // lives only on the entry object this call returns, for the fan-out of this commit.
@@ -90,9 +74,8 @@ export function appendFeed(
     `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts, e.purged ? null : prev,
   ).one();
-  const entry = view(row);
-  if (e.purged && prev !== null) priors.set(entry, prev);
-  return entry;
+  const appended = held(row);
+  return e.purged && prev !== null ? { ...appended, prior: JSON.parse(prev) as PriorRow } : appended;
 }
 
 /** The highest seq written so far (0 for an empty feed). */
@@ -106,7 +89,8 @@ export function feedFloor(sql: SqlStorage): number {
   return Number(readMeta(sql, "feed_floor") ?? "0");
 }
 
-export type FeedPage = { entries: FeedEntry[]; cursor: number; truncated: boolean } | { resync: true; floor: number; head: number };
+/** A page of held entries, or the resync a cursor the feed cannot resume from needs. */
+export type HeldPage = { entries: HeldEntry[]; cursor: number; truncated: boolean } | { resync: true; floor: number; head: number };
 
 /**
  * A page of entries after `since`: at most `limit`, and fewer (truncated) when their data
@@ -114,7 +98,7 @@ export type FeedPage = { entries: FeedEntry[]; cursor: number; truncated: boolea
  * cursor is the feed's head, so it moves past entries the filter left out; when truncated,
  * the last entry read. A `since` below the floor or past the head asks for a resync.
  */
-export function readFeed(sql: SqlStorage, since: number, limit: number, collections?: readonly string[]): FeedPage {
+export function readFeed(sql: SqlStorage, since: number, limit: number, collections?: readonly string[]): HeldPage {
   const floor = feedFloor(sql);
   const head = headSeq(sql);
   if (since < floor || since > head) return { resync: true, floor, head };
@@ -123,7 +107,7 @@ export function readFeed(sql: SqlStorage, since: number, limit: number, collecti
     sql.exec<StoredEntry>(`SELECT * FROM _svc_feed WHERE seq > ? ${only.sql} ORDER BY seq LIMIT ?`, since, ...only.params, limit + 1), limit, (row) => row.data?.length ?? 0,
   );
   const cursor = page.length ? page[page.length - 1].seq : since;
-  return { entries: page.map(view), cursor: more ? cursor : Math.max(cursor, head), truncated: more };
+  return { entries: page.map(held), cursor: more ? cursor : Math.max(cursor, head), truncated: more };
 }
 
 /** 410 resync_required for a cursor the feed cannot resume from; details say where it can. */
@@ -132,13 +116,6 @@ export function resyncRequired(since: number, page: { floor: number; head: numbe
     ? "The cursor is past the feed's newest entry (it was not issued by this app's feed); re-list each collection and resume from details.head."
     : "The cursor is below the feed's retention floor; re-list each collection and resume from details.head.";
   return new RelayError("resync_required", message, { since, floor: page.floor, head: page.head });
-}
-
-/** A feed's collection filter: each name must be a collection the app declares (404 collection_not_found). */
-export function checkFeedCollections(manifest: CompiledManifest, collections: readonly string[] | undefined): void {
-  for (const name of collections ?? []) {
-    if (!Object.hasOwn(manifest.collections, name)) throw new RelayError("collection_not_found", `This app declares no collection "${name}".`, { collection: name });
-  }
 }
 
 /** Drops entries beyond FEED_KEEP; returns true when the floor moved (watchers must resync). */

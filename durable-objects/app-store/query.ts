@@ -23,6 +23,7 @@
 import { RelayError } from "../../src/errors";
 import { propertyTypes } from "../../src/manifest/schema";
 import type { CompiledCollection } from "../../src/manifest";
+import type { RowFilter, RowTerm } from "../../src/permissions";
 
 export type Scalar = string | number | boolean;
 export type CondOp = "eq" | "neq" | "in" | "notIn" | "gt" | "lt" | "gte" | "lte";
@@ -42,6 +43,34 @@ export interface SqlFragment {
   sql: string;
   params: unknown[];
 }
+
+function isFragment(value: unknown): value is SqlFragment {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as SqlFragment).sql === "string" && Array.isArray((value as SqlFragment).params);
+}
+
+/**
+ * SQL as a template: a spliced fragment keeps its text and values, any other spliced value
+ * becomes a `?` bound to it. So a value can only ever be bound, never concatenated, and
+ * the text of a statement comes from this file's constants and the compiled manifest.
+ */
+export function fragment(strings: TemplateStringsArray, ...values: unknown[]): SqlFragment {
+  let text = strings[0];
+  const params: unknown[] = [];
+  values.forEach((value, index) => {
+    if (isFragment(value)) {
+      text += value.sql;
+      params.push(...value.params);
+    } else {
+      text += "?";
+      params.push(value);
+    }
+    text += strings[index + 1];
+  });
+  return { sql: text, params };
+}
+
+const ALWAYS: SqlFragment = { sql: "1", params: [] };
+const NEVER: SqlFragment = { sql: "0", params: [] };
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_CONDITIONS = 20;
@@ -142,31 +171,31 @@ export function compareSql(field: string, op: CondOp, value: Scalar | Scalar[]):
     const kinds = [...new Set(list.map(kindOf))];
     if (op === "in") {
       const any = kinds.map((k) => equalsOneOf(path, k, list.filter((v) => kindOf(v) === k)));
-      return any.length === 0 ? { sql: "0", params: [] } : { sql: `(${any.map((a) => a.sql).join(" OR ")})`, params: any.flatMap((a) => a.params) };
+      return any.length === 0 ? NEVER : { sql: `(${any.map((a) => a.sql).join(" OR ")})`, params: any.flatMap((a) => a.params) };
     }
     // "neq every value": a value of another type than the field's makes it false.
-    if (kinds.length !== 1) return { sql: "0", params: [] };
+    if (kinds.length !== 1) return NEVER;
     const has = hasKind(path, kinds[0]);
     const any = equalsOneOf(path, kinds[0], list);
     return { sql: `(${has.sql} AND NOT (${any.sql}))`, params: [...has.params, ...any.params] };
   }
-  if (Array.isArray(value)) return { sql: "0", params: [] };
+  if (Array.isArray(value)) return NEVER;
   const kind = kindOf(value);
   if (kind === "boolean") {
     // eq true: the JSON type is true; neq true: it is false. Booleans never order.
     if (op === "eq" || op === "neq") return { sql: `${TYPE} = ?`, params: [path, (op === "eq") === value ? "true" : "false"] };
-    return { sql: "0", params: [] };
+    return NEVER;
   }
   const sqlOp = op === "eq" ? "=" : op === "neq" ? "!=" : comparators[op];
   return { sql: `(${TYPE} IN ${typesOf(kind)} AND ${VALUE} ${sqlOp} ?)`, params: [path, path, value] };
 }
 
 export function whereSql(collection: CompiledCollection, where: unknown): SqlFragment {
-  if (where === undefined) return { sql: "1", params: [] };
+  if (where === undefined) return ALWAYS;
   if (!Array.isArray(where) || where.length > MAX_CONDITIONS) {
     throw new RelayError("invalid_request", `q.where must be an array of at most ${MAX_CONDITIONS} conditions.`, { field: "q.where" });
   }
-  if (where.length === 0) return { sql: "1", params: [] };
+  if (where.length === 0) return ALWAYS;
   const parts = where.map((c, i) => condition(collection, c, i));
   return { sql: parts.map((p) => p.sql).join(" AND "), params: parts.flatMap((p) => p.params) };
 }
@@ -205,8 +234,17 @@ export function orderSql(sort: ResolvedSort): SqlFragment {
   return { sql: [...parts, "rid ASC"].join(", "), params: sort.fields.map((f) => `$.${f.field}`) };
 }
 
-/** What a cursor carries: app, collection, sort signature, the last row's sort values and rid. */
+/** What a cursor carries: the app and collection listed, the sort's signature, the last row's sort values and rid. */
 interface CursorState {
+  app: string | null;
+  collection: string;
+  signature: string;
+  values: unknown[];
+  rid: number;
+}
+
+/** The cursor's JSON keeps one letter per field, so cursors stay short in URLs. */
+interface EncodedCursor {
   a: string | null;
   c: string;
   s: string;
@@ -215,18 +253,20 @@ interface CursorState {
 }
 
 export function encodeCursor(sort: ResolvedSort, values: unknown[], rid: number): string {
-  const json = JSON.stringify({ a: sort.app, c: sort.collection, s: sort.signature, v: values, r: rid } satisfies CursorState);
+  const json = JSON.stringify({ a: sort.app, c: sort.collection, s: sort.signature, v: values, r: rid } satisfies EncodedCursor);
   return btoa(String.fromCharCode(...new TextEncoder().encode(json))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function decodeCursor(cursor: string): CursorState {
   try {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    const state = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))) as CursorState;
+    const encoded = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)))) as EncodedCursor;
     // Only what encodeCursor writes: sort values are null, strings or finite numbers.
-    const value = (v: unknown) => v === null || typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-    if (typeof state === "object" && state !== null && (state.a === null || typeof state.a === "string") && typeof state.c === "string"
-      && typeof state.s === "string" && Array.isArray(state.v) && state.v.every(value) && Number.isSafeInteger(state.r) && state.r >= 0) return state;
+    const sortValue = (value: unknown) => value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+    if (typeof encoded === "object" && encoded !== null && (encoded.a === null || typeof encoded.a === "string") && typeof encoded.c === "string"
+      && typeof encoded.s === "string" && Array.isArray(encoded.v) && encoded.v.every(sortValue) && Number.isSafeInteger(encoded.r) && encoded.r >= 0) {
+      return { app: encoded.a, collection: encoded.c, signature: encoded.s, values: encoded.v, rid: encoded.r };
+    }
   } catch { /* fall through */ }
   throw new RelayError("invalid_request", "This cursor was not issued by the relay (or by an older version of it); list again without since.", { field: "since" });
 }
@@ -237,20 +277,20 @@ function decodeCursor(cursor: string): CursorState {
  */
 export function afterCursorSql(sort: ResolvedSort, cursor: string): SqlFragment {
   const state = decodeCursor(cursor);
-  if (state.a !== sort.app) {
+  if (state.app !== sort.app) {
     throw new RelayError("invalid_request", "This cursor belongs to another app's list; list again without since.", { field: "since" });
   }
-  if (state.c !== sort.collection) {
+  if (state.collection !== sort.collection) {
     throw new RelayError("invalid_request", "This cursor belongs to another collection's list; list again without since.", { field: "since" });
   }
-  if (state.s !== sort.signature || state.v.length !== sort.fields.length) {
+  if (state.signature !== sort.signature || state.values.length !== sort.fields.length) {
     throw new RelayError("invalid_request", "This cursor was made with another sort; send the same sort again or start over.", { field: "since" });
   }
   const alternatives: SqlFragment[] = [];
   const equalPrefix: SqlFragment[] = [];
   sort.fields.forEach((f, i) => {
     const path = `$.${f.field}`;
-    const v = state.v[i];
+    const v = state.values[i];
     const after: SqlFragment | null = v === null
       ? (f.dir === "asc" ? { sql: "json_extract(data, ?) IS NOT NULL", params: [path] } : null)
       : f.dir === "asc"
@@ -259,7 +299,7 @@ export function afterCursorSql(sort: ResolvedSort, cursor: string): SqlFragment 
     if (after) alternatives.push(join([...equalPrefix, after]));
     equalPrefix.push({ sql: "json_extract(data, ?) IS ?", params: [path, v] });
   });
-  alternatives.push(join([...equalPrefix, { sql: "rid > ?", params: [state.r] }]));
+  alternatives.push(join([...equalPrefix, { sql: "rid > ?", params: [state.rid] }]));
   return { sql: `(${alternatives.map((a) => `(${a.sql})`).join(" OR ")})`, params: alternatives.flatMap((a) => a.params) };
 }
 
@@ -332,4 +372,29 @@ export function takePage<T>(cursor: Iterable<T>, limit: number, bytesOf: (item: 
     bytes += size;
   }
   return { page, more: false };
+}
+
+/** A permission RowFilter as SQL over the stored row's columns and data. */
+export function filterSql(filter: RowFilter): SqlFragment {
+  if (filter.all) return ALWAYS;
+  const parts: SqlFragment[] = [];
+  if (filter.anyOf) {
+    const any = filter.anyOf.map(termSql);
+    parts.push({ sql: `(${any.map((a) => `(${a.sql})`).join(" OR ")})`, params: any.flatMap((a) => a.params) });
+  }
+  parts.push(...filter.allOf.map(termSql));
+  return parts.length ? { sql: parts.map((p) => `(${p.sql})`).join(" AND "), params: parts.flatMap((p) => p.params) } : ALWAYS;
+}
+
+function termSql(term: RowTerm): SqlFragment {
+  switch (term.kind) {
+    case "creator":
+      return fragment`creator_kind = ${term.author.kind} AND creator_id = ${term.author.id}`;
+    case "editor":
+      return fragment`editor_kind = ${term.author.kind} AND editor_id = ${term.author.id}`;
+    case "key":
+      return fragment`key = ${term.equals}`;
+    case "field":
+      return compareSql(term.field, term.op, term.value);
+  }
 }

@@ -6,27 +6,18 @@
  * feed entries; the app's starter rows (creator `system`) are never pruned nor counted.
  * The feed floor moves to the head so every watcher resyncs.
  *
- * The same sweep removes soft-deleted rows past the restore window (rows.ts
- * `restoreCutoff`), which nothing can restore any more: scrubbed as a purge scrubs them,
+ * The same sweep removes soft-deleted rows past the restore window (`restoreCutoff` in
+ * values.ts), which nothing can restore any more: scrubbed as a purge scrubs them,
  * but feed-silent, and with no resync, since no reader saw them after their delete.
  */
 import { RelayError } from "../../src/errors";
+import type { RetentionAxes, RetentionView } from "./contract";
 import type { CompiledManifest } from "../../src/manifest";
 import { readMeta, writeMeta } from "./schema";
 import { headSeq } from "./feed";
-import { restoreCutoff } from "./rows";
+import { restoreCutoff } from "./values";
 
-export interface Axes {
-  maxRows: number | null;
-  maxAgeDays: number | null;
-}
-
-export interface RetentionView {
-  effective: Axes;
-  authorDefault: Axes;
-  override: Axes;
-  wouldPrune: number;
-}
+type Axes = RetentionAxes;
 
 const NONE: Axes = { maxRows: null, maxAgeDays: null };
 const DAY_MS = 86_400_000;

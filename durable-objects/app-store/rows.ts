@@ -1,181 +1,42 @@
 /**
- * Row operations of one app, run inside the AppStore's single-writer storage. Each write
- * is one synchronous SQLite transaction: permission (the pure engine in src/permissions),
- * schema, size, serverSet, unique, quotas and the anonymous budget are checked, then the
- * row, its unique slots and its feed entry are written together — or nothing is. Failures
- * are thrown as RelayError; the AppStore turns them into plain results at the RPC edge.
+ * The row verbs of one app — get, list, count, the deleted list, create, update, delete,
+ * purge, restore and starter rows — run inside the AppStore's single-writer storage. Each
+ * write is one synchronous SQLite transaction (the caller opens it): permission (the pure
+ * engine in src/permissions), schema, size, serverSet, unique, quotas and the anonymous
+ * budget are checked, then the row, its unique slots, its feed entry and its effects in
+ * the outbox are written together — or nothing is. Failures are thrown as RelayError;
+ * the AppStore turns them into Outcomes at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { authorize, authorOf, machineAuthor, refusals, type Author, type Principal, type RowContext, type RowFilter, type RowTerm } from "../../src/permissions";
-import { validateRow, type CompiledCollection, type CompiledManifest, type JsonValue } from "../../src/manifest";
-import { afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, resolveSort, takePage, whereSql, type SqlFragment } from "./query";
-import { appendFeed, priorOf, type FeedEntry } from "./feed";
+import { authorize, authorOf, machineAuthor, refusals, type Principal } from "../../src/permissions";
+import { declaredCollection, validateRow, type CompiledCollection, type CompiledManifest } from "../../src/manifest";
+import type { Change, EffectKind } from "../../src/rules/match";
+import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type RowPage, type RowView } from "./contract";
+import { afterCursorSql, compactParams, cursorValues, encodeCursor, filterSql, fragment, orderSql, resolveSort, takePage, whereSql } from "./query";
+import { appendFeed, type HeldEntry } from "./feed";
 import { readMeta, readUsage } from "./schema";
-import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
-
-export type StoredRow = {
-  rid: number;
-  collection: string;
-  key: string;
-  data: string;
-  version: number;
-  bytes: number;
-  creator_kind: string;
-  creator_id: string;
-  editor_kind: string;
-  editor_id: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-  deleter_kind: string | null;
-  deleter_id: string | null;
-  purged: number;
-};
-
-/** A live row on the wire: WIRE §2.14 plus CONTRACT §6's creator and editor. */
-export interface RowView {
-  key: string;
-  data: JsonValue;
-  version: number;
-  author: Author;
-  creator: Author;
-  editor: Author;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
-
-export interface DeletedRowView {
-  key: string;
-  data: JsonValue;
-  version: number;
-  author: Author | null;
-  creator: Author;
-  created_at: string;
-  deleted_at: string;
-  recoverable_until: string;
-  purged: boolean;
-}
+import { recordEffects } from "./outbox";
+import { hides } from "./visibility";
+import {
+  authorFrom, byteLength, checkKey, findRow, mintKey, nonFiniteAt, recoverableUntil, restoreCutoff, rowContext, uniqueSlot, viewRow,
+  RESTORE_WINDOW_DAYS, type StoredRow,
+} from "./values";
 
 export interface Limits {
   maxRows: number;
   maxStorageBytes: number;
 }
 
+/** Who writes and when: the principal, the bot challenge the Worker checked, and the write's timestamp. */
 export interface WriteContext {
   principal: Principal;
-  /** Outcome of the bot challenge the Worker checked, when the request carried a token. */
-  challenge: "verified" | "absent" | "failed";
+  challenge: Challenge;
   now: string;
-}
-
-export const RESTORE_WINDOW_DAYS = 30;
-
-/**
- * Rows soft-deleted before this instant (ISO, like `deleted_at`) are past the restore
- * window: restore answers restore_expired, the deleted list leaves them out, and the
- * store's sweep removes them (retention.ts).
- */
-export function restoreCutoff(now: number): string {
-  return new Date(now - RESTORE_WINDOW_DAYS * 86_400_000).toISOString();
-}
-const KEY_PATTERN = /^[A-Za-z0-9_.:@-]{1,128}$/;
-/** Keys that name a collection route (`…/count`, `…/deleted`, …): a row there could never be reached. */
-const RESERVED_KEYS = new Set(["count", "deleted", "batch", "retention"]);
-
-function checkKey(key: string): void {
-  if (!KEY_PATTERN.test(key)) {
-    throw new RelayError("invalid_request", "A row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -.", { field: "key" });
-  }
-  if (RESERVED_KEYS.has(key)) {
-    throw new RelayError("invalid_request", `"${key}" names a collection route and cannot be a row key.`, { field: "key" });
-  }
-}
-/**
- * How deeply row data may nest. Deeper values overflow the stack when they cross RPC and
- * are past what SQLite's JSON functions read (a stored one would break every query of
- * its collection).
- */
-export const MAX_DATA_DEPTH = 100;
-
-/** Whether a JSON value nests deeper than `limit` arrays/objects (stops looking as soon as it does). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (limit <= 0) return true;
-  const children = Array.isArray(value) ? value : Object.values(value);
-  return children.some((child) => nestsDeeperThan(child, limit - 1));
-}
-
-/**
- * Where `value` holds a number JSON cannot (NaN, ±Infinity: `1e400` parses to Infinity),
- * as property names and array indexes from the top, or null when it holds none. Stored
- * through JSON.stringify such a number would silently become null. The caller bounds the
- * depth first (MAX_DATA_DEPTH), so the walk cannot run away.
- */
-export function nonFiniteAt(value: unknown): string[] | null {
-  if (typeof value === "number") return Number.isFinite(value) ? null : [];
-  if (typeof value !== "object" || value === null) return null;
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  for (const [name, child] of entries) {
-    const below = nonFiniteAt(child);
-    if (below) return [name, ...below];
-  }
-  return null;
-}
-
-const author = (kind: string, id: string) => ({ kind, id }) as Author;
-
-export function viewRow(row: StoredRow): RowView {
-  const editor = author(row.editor_kind, row.editor_id);
-  return {
-    key: row.key, data: JSON.parse(row.data), version: row.version, author: editor,
-    creator: author(row.creator_kind, row.creator_id), editor, created_at: row.created_at, updated_at: row.updated_at,
-    deleted_at: row.deleted_at,
-  };
-}
-
-/** What a reader gets for an update that took the row out of its sight: a plain (not purged) delete at the same seq. */
-function retraction(entry: FeedEntry): FeedEntry {
-  return {
-    seq: entry.seq, op: "delete", collection_name: entry.collection_name, row_key: entry.row_key, row_version: entry.row_version,
-    data: null, author: entry.author, ts: entry.ts,
-  };
-}
-
-function rowContext(row: StoredRow): RowContext {
-  return { key: row.key, creator: author(row.creator_kind, row.creator_id), editor: author(row.editor_kind, row.editor_id), data: JSON.parse(row.data) };
 }
 
 function fail(decision: { ok: false; error: RelayError }): never {
   throw decision.error;
 }
-
-function mintKey(): string {
-  const time = Date.now().toString(36).padStart(9, "0");
-  const rand = [...crypto.getRandomValues(new Uint8Array(10))].map((b) => (b % 36).toString(36)).join("");
-  return `r${time}${rand}`;
-}
-
-/** The unique slot a value claims, or null when it claims none (null, absent, empty, non-scalar). */
-/**
- * A unique value's slot: strings trimmed and case-folded. Folding is NFKC, then upper,
- * then lower case, which folds what lower-casing alone misses ("Straße" = "STRASSE",
- * final sigma, compatibility forms like "ﬁ"). Changing this changes UNIQUE_SLOT_FORMAT.
- */
-export function uniqueSlot(value: unknown): string | null {
-  if (typeof value === "string") {
-    const folded = value.normalize("NFKC").trim().toUpperCase().toLowerCase();
-    return folded === "" ? null : `s:${folded}`;
-  }
-  if (typeof value === "number" && Number.isFinite(value)) return `n:${value}`;
-  if (typeof value === "boolean") return `b:${value}`;
-  return null;
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
-
 
 export class Rows {
   constructor(
@@ -186,28 +47,16 @@ export class Rows {
     private readonly suppressed: ReadonlySet<EffectKind> = new Set(),
   ) {}
 
-  /**
-   * Records in the outbox, in the write's own transaction, each rule the change
-   * triggers; a suppressed kind is recorded as suppressed so the engines can tell.
-   */
-  private recordEffects(change: Change, entry: FeedEntry): void {
-    for (const match of matchRules(this.manifest, change)) {
-      const payload = JSON.stringify({
-        seq: entry.seq, op: change.op, collection: entry.collection_name, key: entry.row_key, version: entry.row_version,
-        data: entry.data, author: entry.author, ts: entry.ts, suppressed: this.suppressed.has(match.kind),
-      });
-      this.sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES (?, ?, ?, ?)", match.kind, match.ruleId, payload, entry.ts);
-    }
+  private effects(change: Change, held: HeldEntry): void {
+    recordEffects(this.sql, this.manifest, this.suppressed, change, held.entry);
   }
 
   private collection(name: string): CompiledCollection {
-    const found = Object.hasOwn(this.manifest.collections, name) ? this.manifest.collections[name] : undefined;
-    if (!found) throw new RelayError("collection_not_found", `This app declares no collection "${name}".`, { collection: name });
-    return found;
+    return declaredCollection(this.manifest, name);
   }
 
   private find(collection: string, key: string): StoredRow | null {
-    return this.sql.exec<StoredRow>("SELECT * FROM _svc_rows WHERE collection = ? AND key = ?", collection, key).toArray()[0] ?? null;
+    return findRow(this.sql, collection, key);
   }
 
   private live(collection: string, key: string): StoredRow | null {
@@ -215,13 +64,8 @@ export class Rows {
     return row && row.deleted_at === null ? row : null;
   }
 
-  /**
-   * Whether the read list hides this row (live or deleted) from the principal: the same
-   * decision as a get of it. Other refusals (a credential's scope) are not hiding.
-   */
   private hides(principal: Principal, row: StoredRow): boolean {
-    const decision = authorize(this.manifest, principal, "get", { collection: row.collection, row: rowContext(row) });
-    return !decision.ok && decision.code === "row_not_found";
+    return hides(this.manifest, principal, row);
   }
 
   // ---- reads ----
@@ -233,20 +77,16 @@ export class Rows {
     return viewRow(row!);
   }
 
-  list(principal: Principal, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }) {
+  list(principal: Principal, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }): RowPage {
     const col = this.collection(collection);
     const decision = authorize(this.manifest, principal, "list", { collection });
     if (!decision.ok) fail(decision);
     const where = whereSql(col, input.where);
     const sort = resolveSort(col, input.sort, readMeta(this.sql, "app_id"));
-    const after = input.since ? afterCursorSql(sort, input.since) : { sql: "1", params: [] };
+    const after = input.since ? afterCursorSql(sort, input.since) : fragment`1`;
     const scope = filterSql(decision.filter);
-    const order = orderSql(sort);
-    const query = compactParams({
-      sql: `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql}) AND (${where.sql}) AND (${after.sql})
-       ORDER BY ${order.sql} LIMIT ?`,
-      params: [collection, ...scope.params, ...where.params, ...after.params, ...order.params, input.limit + 1],
-    });
+    const query = compactParams(fragment`SELECT * FROM _svc_rows WHERE collection = ${collection} AND deleted_at IS NULL AND (${scope}) AND (${where}) AND (${after})
+       ORDER BY ${orderSql(sort)} LIMIT ${input.limit + 1}`);
     const { page, more } = takePage(this.sql.exec<StoredRow>(query.sql, ...query.params), input.limit, (row) => row.bytes);
     const last = page[page.length - 1];
     return {
@@ -260,10 +100,7 @@ export class Rows {
     this.collection(collection);
     const decision = authorize(this.manifest, principal, "count", { collection });
     if (!decision.ok) fail(decision);
-    const scope = filterSql(decision.filter);
-    const query = compactParams({
-      sql: `SELECT count(*) AS n FROM _svc_rows WHERE collection = ? AND deleted_at IS NULL AND (${scope.sql})`, params: [collection, ...scope.params],
-    });
+    const query = compactParams(fragment`SELECT count(*) AS n FROM _svc_rows WHERE collection = ${collection} AND deleted_at IS NULL AND (${filterSql(decision.filter)})`);
     return Number(this.sql.exec<{ n: number }>(query.sql, ...query.params).one().n);
   }
 
@@ -276,57 +113,21 @@ export class Rows {
     // millisecond are told apart by rid) or a bare timestamp.
     const cursor = input.before ? /^(.*)~(\d{1,15})$/.exec(input.before) : null;
     const before = cursor
-      ? { sql: "AND (deleted_at < ? OR (deleted_at = ? AND rid < ?))", params: [cursor[1], cursor[1], Number(cursor[2])] }
-      : input.before ? { sql: "AND deleted_at < ?", params: [input.before] } : { sql: "", params: [] };
-    const { page, more } = takePage(this.sql.exec<StoredRow>(
-      `SELECT * FROM _svc_rows WHERE collection = ? AND deleted_at IS NOT NULL AND purged = 0 AND deleted_at >= ? ${before.sql}
-       ORDER BY deleted_at DESC, rid DESC LIMIT ?`,
-      collection, restoreCutoff(Date.now()), ...before.params, input.limit + 1,
-    ), input.limit, (row) => row.bytes);
+      ? fragment`AND (deleted_at < ${cursor[1]} OR (deleted_at = ${cursor[1]} AND rid < ${Number(cursor[2])}))`
+      : input.before ? fragment`AND deleted_at < ${input.before}` : fragment``;
+    const query = fragment`SELECT * FROM _svc_rows WHERE collection = ${collection} AND deleted_at IS NOT NULL AND purged = 0 AND deleted_at >= ${restoreCutoff(Date.now())} ${before}
+       ORDER BY deleted_at DESC, rid DESC LIMIT ${input.limit + 1}`;
+    const { page, more } = takePage(this.sql.exec<StoredRow>(query.sql, ...query.params), input.limit, (row) => row.bytes);
     const last = page[page.length - 1];
     return {
       rows: page.map((row) => ({
         key: row.key, data: JSON.parse(row.data), version: row.version,
-        author: row.deleter_kind ? author(row.deleter_kind, row.deleter_id!) : null,
-        creator: author(row.creator_kind, row.creator_id), created_at: row.created_at, deleted_at: row.deleted_at!,
-        recoverable_until: new Date(Date.parse(row.deleted_at!) + RESTORE_WINDOW_DAYS * 86_400_000).toISOString(), purged: false,
+        author: row.deleter_kind ? authorFrom(row.deleter_kind, row.deleter_id!) : null,
+        creator: authorFrom(row.creator_kind, row.creator_id), created_at: row.created_at, deleted_at: row.deleted_at!,
+        recoverable_until: recoverableUntil(row.deleted_at!), purged: false,
       })),
       next_before: more ? `${last.deleted_at}~${last.rid}` : null,
     };
-  }
-
-  /**
-   * The feed entries this principal may read: the same read decision as a list, per entry.
-   * An update that moved the row out of the principal's read scope (it could read the
-   * row's previous state, not the new one) becomes a retraction: the same entry as an
-   * `op: "delete"` with `data: null` (not `purged`), so a mirror drops its copy. Entries
-   * with no recorded previous state (written before it was kept, or scrubbed) are only
-   * judged by their new state.
-   */
-  visibleEntries(principal: Principal, entries: FeedEntry[]): FeedEntry[] {
-    const readers = new Map<string, ((row: RowContext) => boolean) | null>();
-    const out: FeedEntry[] = [];
-    for (const entry of entries) {
-      let canRead = readers.get(entry.collection_name);
-      if (canRead === undefined) {
-        const known = Object.hasOwn(this.manifest.collections, entry.collection_name);
-        const decision = known ? authorize(this.manifest, principal, "list", { collection: entry.collection_name }) : null;
-        canRead = decision?.ok ? decision.canRead : null;
-        readers.set(entry.collection_name, canRead);
-      }
-      if (!canRead) continue;
-      const stored = this.find(entry.collection_name, entry.row_key);
-      const creator = stored ? author(stored.creator_kind, stored.creator_id) : entry.author;
-      if (canRead({ key: entry.row_key, creator, editor: entry.author, data: entry.data })) {
-        out.push(entry);
-        continue;
-      }
-      // Judged on the row as it was: an update that took the row out of view is a
-      // retraction; a delete reaches everyone who could see the row before it.
-      const prior = entry.op === "create" ? null : priorOf(entry);
-      if (prior && canRead({ key: entry.row_key, creator, editor: prior.editor, data: prior.data })) out.push(entry.op === "update" ? retraction(entry) : entry);
-    }
-    return out;
   }
 
   // ---- writes ----
@@ -342,7 +143,7 @@ export class Rows {
    * (live) or a conflict (deleted). An `on` upsert takes its update half only for a row
    * the caller can read; a holder it cannot read is answered as a hidden collision.
    */
-  create(ctx: WriteContext, collection: string, input: { data: unknown; key?: string; on?: string }, feed: FeedEntry[]): { row: RowView; deduped?: true; created: boolean } {
+  create(ctx: WriteContext, collection: string, input: { data: unknown; key?: string; on?: string }, feed: HeldEntry[]): { row: RowView; deduped?: true; created: boolean } {
     const col = this.collection(collection);
     if (input.key !== undefined) checkKey(input.key);
     let hiddenHolder = false;
@@ -390,7 +191,7 @@ export class Rows {
     const row = this.live(collection, key)!;
     const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now });
     feed.push(created);
-    this.recordEffects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created);
+    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created);
     return { row: viewRow(row), created: true };
   }
 
@@ -398,7 +199,7 @@ export class Rows {
    * PATCH: `data` replaces the row's data; `if_match` must equal the version the caller read.
    * `upsert`: the update half of a create with `on`, which needs the bot challenge like a create.
    */
-  update(ctx: WriteContext, collection: string, key: string, input: { data: unknown; if_match?: number }, feed: FeedEntry[], opts: { upsert?: boolean } = {}): RowView {
+  update(ctx: WriteContext, collection: string, key: string, input: { data: unknown; if_match?: number }, feed: HeldEntry[], opts: { upsert?: boolean } = {}): RowView {
     const col = this.collection(collection);
     const row = this.live(collection, key);
     const decision = authorize(this.manifest, ctx.principal, "update", { collection, row: row ? rowContext(row) : null, data: input.data });
@@ -420,15 +221,15 @@ export class Rows {
     );
     const updated = appendFeed(this.sql, {
       op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now,
-      prev: { data: current.data, editor: author(current.editor_kind, current.editor_id) },
+      prev: { data: current.data, editor: authorFrom(current.editor_kind, current.editor_id) },
     });
     feed.push(updated);
-    this.recordEffects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated);
+    this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated);
     return viewRow(this.live(collection, key)!);
   }
 
   /** DELETE: soft delete (restorable for 30 days); frees the row's unique values. */
-  remove(ctx: WriteContext, collection: string, key: string, input: { if_match?: number }, feed: FeedEntry[]): void {
+  remove(ctx: WriteContext, collection: string, key: string, input: { if_match?: number }, feed: HeldEntry[]): void {
     this.collection(collection);
     const row = this.live(collection, key);
     const decision = authorize(this.manifest, ctx.principal, "delete", { collection, row: row ? rowContext(row) : null });
@@ -440,12 +241,12 @@ export class Rows {
     // The row as readers last saw it: a reader whose read is scoped to the last editor must still hear of the delete.
     feed.push(appendFeed(this.sql, {
       op: "delete", collection, key, version: row!.version, data: row!.data, author: stamp, ts: ctx.now,
-      prev: { data: row!.data, editor: author(row!.editor_kind, row!.editor_id) },
+      prev: { data: row!.data, editor: authorFrom(row!.editor_kind, row!.editor_id) },
     }));
   }
 
   /** Purge: owner or agent; live or soft-deleted; data scrubbed for good (feed included); an audited delete entry. */
-  purge(ctx: WriteContext, collection: string, key: string, feed: FeedEntry[]): void {
+  purge(ctx: WriteContext, collection: string, key: string, feed: HeldEntry[]): void {
     this.collection(collection);
     const found = this.find(collection, key);
     const row = found && !found.purged ? found : null;
@@ -465,12 +266,12 @@ export class Rows {
     );
     // Who could read the row before is judged on its last state, for the sockets this commit
     // reaches (appendFeed keeps that state in memory only).
-    const prev = { data: row!.data, editor: author(row!.editor_kind, row!.editor_id) };
+    const prev = { data: row!.data, editor: authorFrom(row!.editor_kind, row!.editor_id) };
     feed.push(appendFeed(this.sql, { op: "delete", collection, key, version: row!.version, data: null, author: stamp, ts: ctx.now, purged: true, prev }));
   }
 
   /** Restore a soft-deleted row within 30 days: version bumped, original data and creator. */
-  restore(ctx: WriteContext, collection: string, key: string, feed: FeedEntry[]): RowView {
+  restore(ctx: WriteContext, collection: string, key: string, feed: HeldEntry[]): RowView {
     const col = this.collection(collection);
     const found = this.find(collection, key);
     if (found && found.purged) {
@@ -481,8 +282,7 @@ export class Rows {
     const row = found && found.deleted_at !== null ? found : null;
     const decision = authorize(this.manifest, ctx.principal, "restore", { collection, row: row ? rowContext(row) : null });
     if (!decision.ok) fail(decision);
-    const deletedAt = Date.parse(row!.deleted_at!);
-    if (Date.parse(ctx.now) - deletedAt > RESTORE_WINDOW_DAYS * 86_400_000) {
+    if (Date.parse(ctx.now) > Date.parse(recoverableUntil(row!.deleted_at!))) {
       throw new RelayError("restore_expired", `This row was deleted more than ${RESTORE_WINDOW_DAYS} days ago.`, { key, deleted_at: row!.deleted_at });
     }
     const data = JSON.parse(row!.data);
@@ -510,7 +310,7 @@ export class Rows {
    * like any write (schema, size, unique, quota) but not against the permission lists,
    * stamped as the system.
    */
-  seed(collection: string, input: { key?: string; data: unknown }, now: string, feed: FeedEntry[]): void {
+  seed(collection: string, input: { key?: string; data: unknown }, now: string, feed: HeldEntry[]): void {
     const col = this.collection(collection);
     if (input.key !== undefined) checkKey(input.key);
     const key = input.key ?? mintKey();
@@ -663,30 +463,5 @@ export class Rows {
       }
     }
     return out;
-  }
-}
-
-/** A permission RowFilter as SQL over the stored row's columns and data. */
-export function filterSql(filter: RowFilter): SqlFragment {
-  if (filter.all) return { sql: "1", params: [] };
-  const parts: SqlFragment[] = [];
-  if (filter.anyOf) {
-    const any = filter.anyOf.map(termSql);
-    parts.push({ sql: `(${any.map((a) => `(${a.sql})`).join(" OR ")})`, params: any.flatMap((a) => a.params) });
-  }
-  parts.push(...filter.allOf.map(termSql));
-  return { sql: parts.map((p) => `(${p.sql})`).join(" AND ") || "1", params: parts.flatMap((p) => p.params) };
-}
-
-function termSql(term: RowTerm): SqlFragment {
-  switch (term.kind) {
-    case "creator":
-      return { sql: "creator_kind = ? AND creator_id = ?", params: [term.author.kind, term.author.id] };
-    case "editor":
-      return { sql: "editor_kind = ? AND editor_id = ?", params: [term.author.kind, term.author.id] };
-    case "key":
-      return { sql: "key = ?", params: [term.equals] };
-    case "field":
-      return compareSql(term.field, term.op, term.value);
   }
 }

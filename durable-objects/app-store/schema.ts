@@ -5,7 +5,7 @@
  * request sees the object (the pattern of DESIGN §5.4).
  */
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Each entry moves the schema from version i to i+1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
@@ -87,6 +87,11 @@ const MIGRATIONS: string[][] = [
     // a matching close is turned away; rows older than a minute are dropped.
     "CREATE TABLE _svc_withdrawals (at INTEGER NOT NULL, selector TEXT)",
     "CREATE INDEX _svc_withdrawals_at ON _svc_withdrawals (at)",
+  ],
+  [
+    // The store's due work (alarms.ts): when each job must run next at the latest, and how
+    // many times in a row it failed. The alarm is set for the earliest `at`.
+    "CREATE TABLE _svc_due (job TEXT PRIMARY KEY, at INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0)",
   ],
 ];
 

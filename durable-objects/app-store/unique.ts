@@ -7,7 +7,7 @@
  */
 import type { CompiledManifest } from "../../src/manifest";
 import { readMeta, writeMeta } from "./schema";
-import { uniqueSlot } from "./rows";
+import { uniqueSlot } from "./values";
 
 function declared(manifest: CompiledManifest): string[] {
   return Object.values(manifest.collections).flatMap((c) => c.unique.map((f) => `${c.name}\u0000${f}`)).sort();

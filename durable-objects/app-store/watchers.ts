@@ -25,76 +25,34 @@
  * store just after the close ran: the hand-off says when the Worker began reading access,
  * and a socket whose access was withdrawn since then is closed (1012) on arrival.
  */
-import { RelayError } from "../../src/errors";
 import type { CompiledManifest } from "../../src/manifest";
 import { authorize, type Principal } from "../../src/permissions";
-import { headSeq, readFeed, type FeedEntry } from "./feed";
-import { Rows } from "./rows";
-import { reaches, type SocketSelector, type Withdrawals } from "./withdrawals";
-
-/** The header the Worker puts the socket hand-off in. The store trusts it only because the Worker is the only way in. */
-export const SOCKET_HANDOFF_HEADER = "x-svc-internal-socket";
-/** The subprotocol the relay answers with; never one that carries a credential. */
-export const SOCKET_PROTOCOL = "service.v1";
-
-/** A `hello` frame without its `seq` (the store adds the feed head at accept time). */
-export interface HelloFacts {
-  app: {
-    slug: string;
-    name: string;
-    description: string | null;
-    icon: string | null;
-    visibility: "private" | "link" | "public";
-    collections: { name: string; appendOnly: boolean }[];
-  };
-  session: { kind: "owner" | "member" | "anonymous"; humanId: string | null; visitorId: string | null };
-  auth: { authorize_url: string };
-}
-
-/** What the Worker hands the store with an upgrade. */
-export interface SocketHandoff {
-  appId: string;
-  version: number;
-  principal: Principal;
-  hello: HelloFacts;
-  /** When the credential the socket was opened with stops holding (ms since the epoch), if it expires. */
-  expiresAt?: number;
-  /**
-   * The preview token that let this viewer into a private app (its id, not the secret), so
-   * revoking the token can find the socket: the principal of such a viewer is an ordinary
-   * anonymous or visitor one and does not say how it got in.
-   */
-  previewTokenId?: string;
-  /** When the Worker began reading the caller's access (ms since the epoch); a withdrawal recorded since may have been missed. */
-  checkedAt?: number;
-}
-
-export type { SocketSelector };
-
-/** Why every socket of the app is being closed (the Worker decides; see closeAll). */
-export type CloseReason = "dormant" | "suspended" | "reconnect";
+import { attempt, EXPIRED_CLOSE_CODE, type CloseReason, type FeedEntry, type Outcome, type SocketHandoff, type SocketSelector } from "./contract";
+import { headSeq, readFeed, type HeldEntry } from "./feed";
+import { visibleEntries } from "./visibility";
+import { reaches, type Withdrawals } from "./withdrawals";
 
 /**
  * Per-socket state, in the socket's attachment (at most 2 KiB; survives hibernation).
- * `c`: the cursor the socket's last `sub` brought it to; `l`: caught up, so live entries
- * are pushed to it (false until its first complete `sub`, and while it pages through a
- * truncated backlog, so pushed entries can never overtake the pages it still asks for);
- * `x`: when its credential expires — past it, the socket is closed instead of served;
- * `k`: the id of the preview token it was admitted with, if any.
  */
 interface SocketState {
-  a: string;
-  v: number;
-  p: Principal;
-  c: number;
-  l: boolean;
-  x?: number;
-  k?: string;
+  appId: string;
+  /** The manifest version the socket was accepted under. */
+  version: number;
+  principal: Principal;
+  /** The cursor the socket's last `sub` brought it to. */
+  cursor: number;
+  /**
+   * Caught up, so live entries are pushed to it: false until its first complete `sub`, and
+   * while it pages through a truncated backlog, so pushed entries can never overtake the
+   * pages it still asks for.
+   */
+  live: boolean;
+  /** When its credential expires: past it, the socket is closed instead of served. */
+  expiresAt?: number;
+  /** The id of the preview token it was admitted with, if any. */
+  previewTokenId?: string;
 }
-
-
-/** The close code for a socket whose credential expired (app session, grant link, preview token): reconnect with a fresh one. */
-export const EXPIRED_CLOSE_CODE = 4001;
 
 export interface WatchHost {
   /** The compiled manifest of `version`, or of the live version when that is newer (loaded from D1 once per version). */
@@ -102,7 +60,7 @@ export interface WatchHost {
   /** The newest manifest the store has loaded, if any. */
   current(): { version: number; manifest: CompiledManifest } | null;
   /** Wakes the store (its alarm) no later than `at` (ms since the epoch), to close sockets expiring then. */
-  wakeBy(at: number): Promise<void>;
+  expiresBy(at: number): Promise<void>;
   /** The store's log of withdrawals: every targeted close is recorded there. */
   withdrawals: Withdrawals;
 }
@@ -125,8 +83,8 @@ function readerKey(principal: Principal): string {
 
 function attachedState(ws: WebSocket): SocketState | null {
   try {
-    const s = ws.deserializeAttachment() as SocketState | null;
-    return s && typeof s === "object" && typeof s.a === "string" ? s : null;
+    const state = ws.deserializeAttachment() as SocketState | null;
+    return state && typeof state === "object" && typeof state.appId === "string" ? state : null;
   } catch {
     return null;
   }
@@ -177,37 +135,32 @@ export class Watchers {
    * thousand sockets does not deserialise a thousand attachments. The attachment stays the
    * truth: after hibernation this map starts empty and is refilled from it.
    */
-  private readonly known = new WeakMap<WebSocket, { s: SocketState; reader: string; tags?: string[] }>();
+  private readonly known = new WeakMap<WebSocket, { state: SocketState; reader: string; tags?: string[] }>();
   /** Committed entries not yet pushed: fan-out runs once per turn, after the writes' answers are sent. */
-  private pending: { entries: FeedEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
+  private pending: { entries: HeldEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(private readonly ctx: DurableObjectState, private readonly host: WatchHost) {}
 
   private state(ws: WebSocket): SocketState | null {
     const hit = this.known.get(ws);
-    if (hit) return hit.s;
-    const s = attachedState(ws);
-    if (s) this.known.set(ws, { s, reader: readerKey(s.p) });
-    return s;
+    if (hit) return hit.state;
+    const state = attachedState(ws);
+    if (state) this.known.set(ws, { state, reader: readerKey(state.principal) });
+    return state;
   }
 
-  private readerOf(ws: WebSocket, s: SocketState): string {
-    return this.known.get(ws)?.reader ?? readerKey(s.p);
+  private readerOf(ws: WebSocket, state: SocketState): string {
+    return this.known.get(ws)?.reader ?? readerKey(state.principal);
   }
 
   private get sql(): SqlStorage {
     return this.ctx.storage.sql;
   }
 
-  /** A reader over the store's rows; only visibleEntries is used, which needs no limits. */
-  private reader(manifest: CompiledManifest): Rows {
-    return new Rows(this.sql, manifest, { maxRows: 0, maxStorageBytes: 0 });
-  }
-
   /** The manifest to judge a socket by: the newest the store knows, never older than the socket's own. */
-  private async manifestFor(s: SocketState): Promise<CompiledManifest> {
+  private async manifestFor(state: SocketState): Promise<CompiledManifest> {
     const current = this.host.current();
-    return current && current.version >= s.v ? current.manifest : this.host.load(s.a, s.v);
+    return current && current.version >= state.version ? current.manifest : this.host.load(state.appId, state.version);
   }
 
   private tags(manifest: CompiledManifest, principal: Principal, version: number): string[] {
@@ -215,62 +168,52 @@ export class Watchers {
     return [versionTag(version), ...(readable.length > COLLECTION_TAGS ? [ANY_COLLECTION] : readable.map(collectionTag))];
   }
 
-  /** The Worker's forwarded upgrade: accept, remember who it is, say hello. */
-  async connect(request: Request): Promise<Response> {
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      return new Response("This endpoint takes a WebSocket upgrade.", { status: 426 });
-    }
-    let handoff: SocketHandoff;
-    try {
-      handoff = JSON.parse(decodeURIComponent(request.headers.get(SOCKET_HANDOFF_HEADER) ?? "")) as SocketHandoff;
-      if (typeof handoff.appId !== "string" || !Number.isSafeInteger(handoff.version) || typeof handoff.principal?.kind !== "string") throw new Error("bad hand-off");
-    } catch {
-      return new Response("Missing or malformed socket hand-off.", { status: 400 });
-    }
-    let manifest: CompiledManifest;
-    try {
-      manifest = await this.host.load(handoff.appId, handoff.version);
-    } catch (err) {
-      if (err instanceof RelayError) return new Response(err.message, { status: err.status });
-      throw err;
-    }
+  /**
+   * The Worker's forwarded upgrade: accept the socket, remember who it is, say hello; the
+   * client end of the socket is answered for the store to hand back. A socket whose access
+   * was withdrawn since the Worker checked it is closed (1012) at once, to come back and be
+   * judged afresh.
+   */
+  async connect(handoff: SocketHandoff): Promise<Outcome<WebSocket>> {
+    const loaded = await attempt(() => this.host.load(handoff.appId, handoff.version));
+    if (!loaded.ok) return loaded;
+    const manifest = loaded.value;
     const [client, server] = Object.values(new WebSocketPair());
     const initial: SocketState = {
-      a: handoff.appId, v: handoff.version, p: handoff.principal, c: 0, l: false,
-      ...(typeof handoff.expiresAt === "number" ? { x: handoff.expiresAt } : {}),
-      ...(typeof handoff.previewTokenId === "string" ? { k: handoff.previewTokenId } : {}),
+      appId: handoff.appId, version: handoff.version, principal: handoff.principal, cursor: 0, live: false,
+      ...(typeof handoff.expiresAt === "number" ? { expiresAt: handoff.expiresAt } : {}),
+      ...(typeof handoff.previewTokenId === "string" ? { previewTokenId: handoff.previewTokenId } : {}),
     };
-    if (this.host.withdrawals.since(typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial.p, initial.k)) {
-      // Checked before its access was withdrawn: come back and be judged afresh.
+    if (this.host.withdrawals.since(typeof handoff.checkedAt === "number" ? handoff.checkedAt : 0, initial.principal, initial.previewTokenId)) {
       server.accept();
       server.close(1012, "reconnect");
-      return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+      return { ok: true, value: client };
     }
     const tags = this.tags(manifest, handoff.principal, handoff.version);
     this.ctx.acceptWebSocket(server, tags);
     try {
       server.serializeAttachment(initial);
-      this.known.set(server, { s: initial, reader: readerKey(initial.p), tags });
+      this.known.set(server, { state: initial, reader: readerKey(initial.principal), tags });
     } catch {
       server.close(1011, "socket state too large");
-      return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+      return { ok: true, value: client };
     }
     // The credential may have run out between the Worker's check and this moment.
     if (!this.expired(server, initial)) {
       send(server, JSON.stringify({ type: "hello", seq: headSeq(this.sql), ...handoff.hello }));
-      if (initial.x !== undefined) await this.host.wakeBy(initial.x);
+      if (initial.expiresAt !== undefined) await this.host.expiresBy(initial.expiresAt);
     }
-    return new Response(null, { status: 101, webSocket: client, headers: { "Sec-WebSocket-Protocol": SOCKET_PROTOCOL } });
+    return { ok: true, value: client };
   }
 
   /** A frame from a client. The only one the protocol has is `sub {since}`. */
   async message(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
-    const s = this.state(ws);
-    if (!s) {
+    const state = this.state(ws);
+    if (!state) {
       ws.close(1011, "lost socket state");
       return;
     }
-    if (this.expired(ws, s)) return;
+    if (this.expired(ws, state)) return;
     let frame: { type?: unknown; since?: unknown };
     try {
       frame = JSON.parse(typeof raw === "string" ? raw : new TextDecoder().decode(raw)) as typeof frame;
@@ -287,22 +230,22 @@ export class Watchers {
       send(ws, errorFrame("invalid_request", "sub.since must be a non-negative integer (0 = from the beginning)."));
       return;
     }
-    const manifest = await this.manifestFor(s);
+    const manifest = await this.manifestFor(state);
     // From here on everything is synchronous: no commit can slip in between the page and going live.
-    this.subscribe(ws, s, manifest, since);
+    this.subscribe(ws, state, manifest, since);
   }
 
-  private subscribe(ws: WebSocket, s: SocketState, manifest: CompiledManifest, since: number): void {
+  private subscribe(ws: WebSocket, state: SocketState, manifest: CompiledManifest, since: number): void {
     const head = headSeq(this.sql);
     const page = since > head ? ({ resync: true } as const) : readFeed(this.sql, since, SUB_PAGE_ENTRIES);
     if ("resync" in page) {
       // Below the floor, or a cursor from another life of this feed: re-list, then follow from the head.
       send(ws, '{"type":"resync"}');
       send(ws, JSON.stringify({ type: "batch", entries: [], cursor: head, truncated: false }));
-      this.remember(ws, { ...s, c: head, l: true });
+      this.remember(ws, { ...state, cursor: head, live: true });
       return;
     }
-    const visible = this.reader(manifest).visibleEntries(s.p, page.entries);
+    const visible = visibleEntries(this.sql, manifest, state.principal, page.entries);
     const kept: string[] = [];
     let bytes = 0;
     let last: number | null = null;
@@ -317,12 +260,12 @@ export class Watchers {
     const cursor = trimmed ? last! : page.cursor;
     const truncated = trimmed || page.truncated;
     send(ws, `{"type":"batch","entries":[${kept.join(",")}],"cursor":${cursor},"truncated":${truncated}}`);
-    this.remember(ws, { ...s, c: cursor, l: !truncated });
+    this.remember(ws, { ...state, cursor, live: !truncated });
   }
 
   /** Closes a socket whose credential expired; true when it did. */
-  private expired(ws: WebSocket, s: SocketState): boolean {
-    if (s.x === undefined || Date.now() < s.x) return false;
+  private expired(ws: WebSocket, state: SocketState): boolean {
+    if (state.expiresAt === undefined || Date.now() < state.expiresAt) return false;
     send(ws, errorFrame("unauthorized", "The credential this socket was opened with (app session, grant link or preview link) has expired; reconnect with a current one."));
     try {
       ws.close(EXPIRED_CLOSE_CODE, "credential expired");
@@ -339,18 +282,18 @@ export class Watchers {
   closeExpired(): number | null {
     let next: number | null = null;
     for (const ws of this.ctx.getWebSockets()) {
-      const s = this.state(ws);
-      if (!s || s.x === undefined || this.expired(ws, s)) continue;
-      if (next === null || s.x < next) next = s.x;
+      const state = this.state(ws);
+      if (!state || state.expiresAt === undefined || this.expired(ws, state)) continue;
+      if (next === null || state.expiresAt < next) next = state.expiresAt;
     }
     return next;
   }
 
-  private remember(ws: WebSocket, s: SocketState): void {
+  private remember(ws: WebSocket, state: SocketState): void {
     try {
-      ws.serializeAttachment(s);
+      ws.serializeAttachment(state);
       const hit = this.known.get(ws);
-      this.known.set(ws, { s, reader: hit?.reader ?? readerKey(s.p), tags: hit?.tags });
+      this.known.set(ws, { state, reader: hit?.reader ?? readerKey(state.principal), tags: hit?.tags });
     } catch {
       ws.close(1011, "socket state too large");
     }
@@ -370,8 +313,8 @@ export class Watchers {
    * app's sockets: those tagged with one of the collections (or any), and those accepted
    * under another manifest version, whose tags were computed from that version's read lists.
    */
-  private candidates(entries: FeedEntry[], version: number): WebSocket[] {
-    const names = new Set(entries.map((e) => collectionTag(e.collection_name)));
+  private candidates(entries: HeldEntry[], version: number): WebSocket[] {
+    const names = new Set(entries.map((held) => collectionTag(held.entry.collection_name)));
     const current = versionTag(version);
     const out: WebSocket[] = [];
     for (const ws of this.ctx.getWebSockets()) {
@@ -389,12 +332,12 @@ export class Watchers {
    * entries (a retention sweep): whatever is pending goes out, then every live socket is
    * told to re-list.
    */
-  afterCommit(entries: FeedEntry[], current: () => { version: number; manifest: CompiledManifest } | null): void {
+  afterCommit(entries: HeldEntry[], current: () => { version: number; manifest: CompiledManifest } | null): void {
     if (entries.length === 0) {
       this.flush(current);
       for (const ws of this.ctx.getWebSockets()) {
-        const s = this.state(ws);
-        if (s?.l && !this.expired(ws, s)) send(ws, '{"type":"resync"}');
+        const state = this.state(ws);
+        if (state?.live && !this.expired(ws, state)) send(ws, '{"type":"resync"}');
       }
       return;
     }
@@ -416,25 +359,24 @@ export class Watchers {
     const { entries } = pending;
     const sockets = this.candidates(entries, manifest.version);
     if (sockets.length === 0) return;
-    const reader = this.reader(manifest.manifest);
     const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
     for (const ws of sockets) {
-      const s = this.state(ws);
-      if (!s || !s.l || this.expired(ws, s)) continue;
-      const key = this.readerOf(ws, s);
+      const state = this.state(ws);
+      if (!state || !state.live || this.expired(ws, state)) continue;
+      const key = this.readerOf(ws, state);
       let group = groups.get(key);
       if (!group) {
-        group = { visible: reader.visibleEntries(s.p, entries), frames: null };
+        group = { visible: visibleEntries(this.sql, manifest.manifest, state.principal, entries), frames: null };
         groups.set(key, group);
       }
       if (group.visible.length === 0) continue;
       let frames: string[];
-      if (group.visible[0].seq > s.c) {
+      if (group.visible[0].seq > state.cursor) {
         group.frames ??= liveFrames(group.visible);
         frames = group.frames;
       } else {
         // A `sub` already carried some of these to this socket.
-        frames = liveFrames(group.visible.filter((e) => e.seq > s.c));
+        frames = liveFrames(group.visible.filter((entry) => entry.seq > state.cursor));
       }
       for (const frame of frames) send(ws, frame);
     }
@@ -450,8 +392,8 @@ export class Watchers {
     this.host.withdrawals.record(only);
     const sockets = this.ctx.getWebSockets().filter((ws) => {
       if (!only) return true;
-      const s = this.state(ws);
-      return !!s && reaches(only, s.p, s.k);
+      const state = this.state(ws);
+      return !!state && reaches(only, state.principal, state.previewTokenId);
     });
     for (const ws of sockets) {
       if (reason !== "reconnect") send(ws, JSON.stringify({ type: `_${reason}` }));

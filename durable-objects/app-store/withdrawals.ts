@@ -10,14 +10,7 @@
  * one place every write passes, and every withdrawal reaches it.
  */
 import type { Principal } from "../../src/permissions";
-import type { Outcome } from "./app-store";
-
-/**
- * Whom a withdrawal reaches: one person's principals (owner or member), one agent's, the
- * holders of one grant link (whatever holder credential each was minted), or the viewers
- * one preview token let in. No selector: everyone.
- */
-export type SocketSelector = { humanId: string } | { agentId: string } | { grantLinkId: string } | { previewTokenId: string };
+import type { SocketSelector } from "./contract";
 
 /** How long a withdrawal is remembered: longer than any check may be reused. */
 export const WITHDRAWAL_MEMORY_MS = 60_000;
@@ -75,14 +68,4 @@ export class Withdrawals {
   forget(): void {
     this.newest = undefined;
   }
-}
-
-/** The store's refusal of a call whose access changed after the Worker checked it; the Worker checks again and resends once. */
-export const STALE_ACCESS = { code: "conflict", reason: "access_changed" } as const;
-
-/** Whether a store answer is that refusal (anything that is not an Outcome is not). */
-export function isStaleAccess(outcome: unknown): boolean {
-  if (typeof outcome !== "object" || outcome === null || (outcome as Outcome<unknown>).ok !== false) return false;
-  const { error } = outcome as Extract<Outcome<unknown>, { ok: false }>;
-  return error?.code === STALE_ACCESS.code && error.details?.reason === STALE_ACCESS.reason;
 }

@@ -13,7 +13,7 @@
  * re-checked anyway, so an AppStore that cannot be reached does not undo or fail it: the
  * failure is logged and the socket ends at its next reconnect instead.
  */
-import type { SocketSelector } from "../../durable-objects/app-store/watchers";
+import type { SocketSelector } from "../../durable-objects/app-store/contract";
 import { appStore } from "./store";
 import { appIdsOfOwner } from "../db/apps";
 

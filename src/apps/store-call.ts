@@ -5,13 +5,15 @@
  * the auth middleware resolved. Row data that is missing, or too deep to cross RPC, is
  * refused here first, with the same error on every door that writes rows.
  */
-import { RelayError } from "../errors";
+import { catalogue, RelayError } from "../errors";
 import type { Principal } from "../permissions";
 import type { AppRow } from "../db/apps";
 import type { AppContext } from "../http/types";
-import type { AppStoreApi, CallContext, Outcome } from "../../durable-objects/app-store/app-store";
-import { isStaleAccess } from "../../durable-objects/app-store/withdrawals";
-import { MAX_DATA_DEPTH, nestsDeeperThan } from "../../durable-objects/app-store/rows";
+import {
+  isStaleAccess, MAX_DATA_DEPTH, nestsDeeperThan, unwrap, type AppStoreApi, type BatchItem, type CallContext, type Outcome,
+} from "../../durable-objects/app-store/contract";
+
+export { unwrap };
 
 export function principalOf(c: AppContext): Principal {
   const credential = c.get("credential");
@@ -34,31 +36,47 @@ export function storeCall(c: AppContext, app: AppRow, checked = false): CallCont
   return { appId: app.id, version: app.currentVersion, principal: principalOf(c), ...(checkedAt !== undefined ? { checkedAt } : {}) };
 }
 
+/** The store and call context of one checked store call (see `callChecked`). */
+export interface CheckedTarget {
+  store: AppStoreApi;
+  call: CallContext;
+}
+
 /**
- * The app's store, for calls whose first argument is a checked CallContext: when the store
- * answers that access changed since the check (a key revoked, the app trashed, transferred
- * or redeployed meanwhile), `recheck` reads the caller from D1 afresh — throwing their
- * refusal if they no longer may — and the call is sent once more with the new context.
- * Nothing was done by the refused call, so resending it is safe. A second refusal (access
- * changing again within the same request) reaches the caller as a 409 to send again.
+ * Sends one call to the app's store with a checked CallContext. When the store answers that
+ * access changed since the check (a key revoked, the app trashed, transferred or
+ * redeployed meanwhile), `recheck` reads the caller from D1 afresh — throwing their refusal
+ * if they no longer may — and the call is sent once more with the new target. Nothing was
+ * done by the refused call, so resending it is safe. A second refusal (access changing
+ * again within the same request) reaches the caller as a 409 to send again.
  */
-export function checkedStore(store: AppStoreApi, recheck: () => Promise<{ store: AppStoreApi; call: CallContext }>): AppStoreApi {
-  // Methods are looked up and invoked on the stub itself: an RPC method is a stub too, and
-  // `.call` on it would be a remote call of a method named "call".
-  type Method = (call: CallContext, ...args: unknown[]) => Promise<Outcome<unknown>>;
-  const methodOf = (target: AppStoreApi, name: string | symbol) => (call: CallContext, ...args: unknown[]) =>
-    (target as unknown as Record<string | symbol, Method>)[name](call, ...args);
-  return new Proxy(store, {
-    get(target, name) {
-      if (typeof name === "symbol" || name === "then") return Reflect.get(target, name);
-      return async (call: CallContext, ...args: unknown[]) => {
-        const first = await methodOf(target, name)(call, ...args);
-        if (!isStaleAccess(first)) return first;
-        const fresh = await recheck();
-        return methodOf(fresh.store, name)(fresh.call, ...args);
-      };
-    },
+export async function callChecked<T>(
+  first: CheckedTarget,
+  recheck: () => Promise<CheckedTarget>,
+  send: (store: AppStoreApi, call: CallContext) => Promise<Outcome<T>>,
+): Promise<T> {
+  const answer = await send(first.store, first.call);
+  if (!isStaleAccess(answer)) return unwrap(answer);
+  const fresh = await recheck();
+  return unwrap(await send(fresh.store, fresh.call));
+}
+
+/** A batch answer on the wire (WIRE §2.3): each row's result with its error's HTTP status, and the counts. */
+export interface BatchResult {
+  results: { index: number; ok: boolean; key?: string; error?: { code: string; message: string; status: number; details?: Record<string, unknown> } }[];
+  ok_count: number;
+  error_count: number;
+}
+
+/** Renders per-row outcomes (in index order) as the wire's batch answer. */
+export function batchResult(items: BatchItem[]): BatchResult {
+  const results = items.map((item): BatchResult["results"][number] => {
+    if (item.ok) return { index: item.index, ok: true, key: item.value };
+    const { code, message, details } = item.error;
+    return { index: item.index, ok: false, error: { code, message, status: catalogue[code].status, ...(details ? { details } : {}) } };
   });
+  const okCount = results.filter((result) => result.ok).length;
+  return { results, ok_count: okCount, error_count: results.length - okCount };
 }
 
 /**
@@ -79,9 +97,4 @@ export function requireShallow(data: unknown, field: string): void {
 export function requireRowData(data: unknown, field: string): void {
   if (data === undefined) throw new RelayError("invalid_request", "A row needs `data`.", { field });
   requireShallow(data, field);
-}
-
-export function unwrap<T>(outcome: Outcome<T>): T {
-  if (outcome.ok) return outcome.value;
-  throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
 }

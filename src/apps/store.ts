@@ -1,9 +1,9 @@
 /**
  * The Worker's handle on an app's AppStore Durable Object: one object per app id, typed
- * by the store's declared RPC surface.
+ * by the store's declared RPC surface (durable-objects/app-store/contract.ts).
  */
-import type { AppStoreApi } from "../../durable-objects/app-store/app-store";
+import { appStoreOf, type AppStoreApi } from "../../durable-objects/app-store/contract";
 
 export function appStore(env: Env, appId: string): AppStoreApi {
-  return env.APP_STORE.get(env.APP_STORE.idFromName(appId)) as unknown as AppStoreApi;
+  return appStoreOf(env.APP_STORE, appId);
 }

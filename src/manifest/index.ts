@@ -10,4 +10,5 @@ export { compatGate, type CompatBreak, type CompatResult } from "./compat";
 export { disclosure, type Disclosure } from "./disclosure";
 export { CAPABILITIES, originCovered } from "./origins";
 export { schemaTightenings } from "./schema-compat";
+export { collectionNotFound, declaredCollection } from "./declared";
 export * from "./types";

@@ -9,6 +9,7 @@ import { Validator } from "@cfworker/json-schema";
 import { RelayError } from "../errors";
 import { at, fail, isObject, own, utf8Bytes } from "./read";
 import type { CompiledManifest, CompiledSchema, JsonObject, JsonValue } from "./types";
+import { declaredCollection } from "./declared";
 
 const TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"];
 const SUBSCHEMA = ["additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems", "contains", "propertyNames", "not", "if", "then", "else"];
@@ -214,8 +215,7 @@ function validatorFor(compiled: CompiledManifest, collection: string): Validator
     validatorCache.set(compiled, perManifest);
   }
   if (perManifest.has(collection)) return perManifest.get(collection)!;
-  const def = own(compiled.collections, collection);
-  if (!def) throw new RelayError("collection_not_found", `The app declares no collection "${collection}".`, { collection });
+  const def = declaredCollection(compiled, collection);
   const validator = def.schema ? new Validator(structuredClone(def.schema.schema) as never, "2020-12", false) : null;
   perManifest.set(collection, validator);
   return validator;

@@ -5,7 +5,7 @@
  * that must hide a row (`row_not_found`) can never carry details that name it.
  */
 import { RelayError, type ErrorCode } from "../errors";
-import type { Subject } from "../manifest";
+import { collectionNotFound, type Subject } from "../manifest";
 
 export interface Refusal {
   ok: false;
@@ -20,8 +20,7 @@ function refuse(code: ErrorCode, message?: string, details?: Record<string, unkn
 const named = (list: Subject[]) => (list.length ? list.map((s) => s.subject).join(", ") : "nobody");
 
 export const refusals = {
-  collectionNotFound: (collection: string) =>
-    refuse("collection_not_found", `The app declares no collection "${collection}".`, { collection }),
+  collectionNotFound: (collection: string): Refusal => ({ ok: false, code: "collection_not_found", error: collectionNotFound(collection) }),
   /** Deliberately without the key: a hidden row and a missing row must read the same. */
   rowNotFound: () => refuse("row_not_found"),
   readForbidden: (collection: string, list: Subject[]) =>

@@ -3,8 +3,7 @@
 // of (durable-objects/app-store/withdrawals.ts), so a request or socket checked before that
 // moment can be shown to be turned away.
 import { env, runInDurableObject } from "cloudflare:test";
-import type { AppStore } from "../../durable-objects/app-store/app-store";
-import type { Withdrawals } from "../../durable-objects/app-store/withdrawals";
+import type { AppStore } from "../../durable-objects/app-store/contract";
 
 /** Records a withdrawal reaching `selector` (null: everyone) in the app's store at `at` (ms since the epoch). */
 export function stageWithdrawal(appId: string, at: number, selector: Record<string, string> | null): Promise<void> {
@@ -12,6 +11,6 @@ export function stageWithdrawal(appId: string, at: number, selector: Record<stri
   return runInDurableObject(store, (instance: AppStore, state) => {
     state.storage.sql.exec("INSERT INTO _svc_withdrawals (at, selector) VALUES (?, ?)", at, selector && JSON.stringify(selector));
     // Written behind the log's back: drop what it remembers, as a wake from hibernation would.
-    (instance as unknown as { withdrawals: Withdrawals }).withdrawals.forget();
+    (instance as unknown as { withdrawals: { forget(): void } }).withdrawals.forget();
   });
 }

@@ -30,7 +30,7 @@ import { readJsonBody } from "../body";
 import { parseQ } from "../row-query";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
-import type { CallContext } from "../../../durable-objects/app-store/app-store";
+import type { CallContext } from "../../../durable-objects/app-store/contract";
 import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type PageCaller } from "./caller";
 import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";

@@ -5,8 +5,9 @@
  * dormant app gets `_dormant`, a suspended one `_suspended`, an archived one an `error`
  * frame, each followed by a close. Everything else happens in the app's AppStore
  * (durable-objects/app-store/watchers.ts), which gets a fresh request carrying only the
- * upgrade and the resolved principal in an internal header: nothing a client sent is
- * forwarded, so a client can never speak that header to the store itself. The answer
+ * upgrade and the resolved principal (contract.ts `socketUpgrade`): nothing a client sent
+ * is forwarded, so a client can never speak that hand-off to the store itself. A store
+ * that refuses the upgrade answers why, and the caller gets that catalogue error. The answer
  * always selects `service.v1` — never a token that carries a credential. The hand-off
  * also says when the presented credential expires and which preview token (if any) let
  * the caller in, so the store can close the socket when that access ends, and when the
@@ -16,7 +17,9 @@
 import type { Hono } from "hono";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
-import { SOCKET_HANDOFF_HEADER, SOCKET_PROTOCOL, type HelloFacts, type SocketHandoff } from "../../../durable-objects/app-store/watchers";
+import {
+  appStoreFetcher, errorOf, socketRefusal, socketUpgrade, SOCKET_PROTOCOL, type HelloFacts, type SocketHandoff,
+} from "../../../durable-objects/app-store/contract";
 import { assertSameOrigin, clientIp, credentialsFromHeaders, credentialsFromProtocols, resolveCaller } from "./caller";
 import type { ServeContext, ServeEnv } from "./context";
 
@@ -64,10 +67,10 @@ async function openSocket(c: ServeContext): Promise<Response> {
     ...(caller.expiresAt ? { expiresAt: Date.parse(caller.expiresAt) } : {}),
     ...(caller.previewTokenId ? { previewTokenId: caller.previewTokenId } : {}),
   };
-  const stub = c.env.APP_STORE.get(c.env.APP_STORE.idFromName(app.id));
-  return stub.fetch("https://app-store.internal/_svc/ws", {
-    headers: { Upgrade: "websocket", [SOCKET_HANDOFF_HEADER]: encodeURIComponent(JSON.stringify(handoff)) },
-  });
+  const answer = await appStoreFetcher(c.env.APP_STORE, app.id).fetch(socketUpgrade(handoff));
+  const refused = await socketRefusal(answer);
+  if (refused) throw errorOf(refused);
+  return answer;
 }
 
 export function socketRoutes(app: Hono<ServeEnv>): void {

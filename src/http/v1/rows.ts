@@ -17,9 +17,9 @@ import type { AppContext, AppEnv } from "../types";
 import { config, type Config } from "../../config";
 import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
-import { checkedStore, requireRowData, storeCall, unwrap } from "../../apps/store-call";
+import { batchResult, callChecked, requireRowData, storeCall, type BatchResult, type CheckedTarget } from "../../apps/store-call";
 import { recheckRowActor } from "../middleware/auth";
-import type { BatchResult, Outcome } from "../../../durable-objects/app-store/app-store";
+import { failureOf, type AppStoreApi, type BatchItem, type CallContext, type Outcome } from "../../../durable-objects/app-store/contract";
 import { ownedApp, requireLive } from "./app-access";
 import { errors } from "./schemas";
 
@@ -31,7 +31,7 @@ const row = z.object({
 });
 const rowResponse = z.object({ row });
 const ifMatch = z.number().int().min(0);
-const batchResult = z.object({
+const batchAnswer = z.object({
   results: z.array(z.object({
     index: z.number().int(), ok: z.boolean(), key: z.string().optional(),
     error: z.object({ code: z.string(), message: z.string(), status: z.number(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
@@ -84,8 +84,8 @@ function parseElement<T extends z.ZodType>(schema: T, raw: unknown, at: [string,
  * error in its own result; the rest go to the store in one call (even none, so an undeclared
  * collection is still the call's 404), and its answers are put back at their places.
  */
-async function perRow<T>(items: unknown[], check: (raw: unknown, index: number) => T, send: (good: T[]) => Promise<Outcome<BatchResult>>): Promise<BatchResult> {
-  const results: BatchResult["results"] = new Array(items.length);
+async function perRow<T>(items: unknown[], check: (raw: unknown, index: number) => T, send: (good: T[]) => Promise<BatchItem[]>): Promise<BatchResult> {
+  const answered: BatchItem[] = new Array(items.length);
   const good: T[] = [];
   const places: number[] = [];
   items.forEach((raw, index) => {
@@ -94,16 +94,14 @@ async function perRow<T>(items: unknown[], check: (raw: unknown, index: number) 
       places.push(index);
     } catch (err) {
       if (!(err instanceof RelayError)) throw err;
-      results[index] = { index, ok: false, error: { code: err.code, message: err.message, status: err.status, ...(err.details ? { details: err.details } : {}) } };
+      answered[index] = { index, ok: false, error: failureOf(err) };
     }
   });
-  const answer = unwrap(await send(good));
-  for (const result of answer.results) {
-    const index = places[result.index];
-    results[index] = { ...result, index };
+  for (const item of await send(good)) {
+    const index = places[item.index];
+    answered[index] = { ...item, index };
   }
-  const okCount = results.filter((r) => r.ok).length;
-  return { results, ok_count: okCount, error_count: results.length - okCount };
+  return batchResult(answered);
 }
 
 function hasKey(raw: unknown): boolean {
@@ -114,22 +112,20 @@ function hasKey(raw: unknown): boolean {
 const rowErrors = (...statuses: number[]) => errors(...statuses, 409);
 
 /**
- * The app, its store and the call context of a collection request. The store re-judges
- * the call against changes made since the caller was checked (a reused agent key lookup
- * among them) and, when it turns the call away, the caller is checked again and the call
- * resent (`checkedStore`).
+ * One store call for a collection request. The store re-judges the call against changes
+ * made since the caller was checked (a reused agent key lookup among them) and, when it
+ * turns the call away, the caller is checked again and the call resent (`callChecked`).
  */
-async function target(c: AppContext) {
-  const resolve = async () => {
+async function toStore<T>(c: AppContext, send: (store: AppStoreApi, call: CallContext, collection: string) => Promise<Outcome<T>>): Promise<T> {
+  const resolve = async (): Promise<CheckedTarget> => {
     const app = requireLive(await ownedApp(c, c.req.param("id")!));
-    return { app, store: appStore(c.env, app.id), call: storeCall(c, app, true) };
+    return { store: appStore(c.env, app.id), call: storeCall(c, app, true) };
   };
-  const first = await resolve();
-  const store = checkedStore(first.store, async () => {
+  const collection = c.req.param("name")!;
+  return callChecked(await resolve(), async () => {
     await recheckRowActor(c);
     return resolve();
-  });
-  return { ...first, store, collection: c.req.param("name")! };
+  }, (store, call) => send(store, call, collection));
 }
 
 export function rowRoutes(app: Hono<AppEnv>): void {
@@ -139,9 +135,8 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     query: z.object({ since: z.string().max(2000).optional(), limit: z.coerce.number().int().min(1).max(1000).optional(), q: z.string().max(8000).optional() }),
     responses: { 200: { description: "A page of rows", schema: z.object({ rows: z.array(row), next_cursor: z.string().nullable(), has_more: z.boolean() }) }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { query }) => {
-    const t = await target(c);
     const { where, sort } = parseQ(query.q);
-    return c.json(unwrap(await t.store.listRows(t.call, t.collection, { where, sort, since: query.since, limit: query.limit ?? 100 })));
+    return c.json(await toStore(c, (store, call, collection) => store.listRows(call, collection, { where, sort, since: query.since, limit: query.limit ?? 100 })));
   });
 
   defineRoute(app, {
@@ -149,8 +144,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     summary: "Count live rows (gated by countRead)",
     responses: { 200: { description: "The count", schema: z.object({ count: z.number().int() }) }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
-    const t = await target(c);
-    return c.json({ count: unwrap(await t.store.countRows(t.call, t.collection)) });
+    return c.json({ count: await toStore(c, (store, call, collection) => store.countRows(call, collection)) });
   });
 
   defineRoute(app, {
@@ -159,8 +153,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     query: z.object({ before: z.string().max(64).optional(), limit: z.coerce.number().int().min(1).max(1000).optional() }),
     responses: { 200: { description: "Deleted rows" }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { query }) => {
-    const t = await target(c);
-    return c.json(unwrap(await t.store.deletedRows(t.call, t.collection, { before: query.before, limit: query.limit ?? 100 })));
+    return c.json(await toStore(c, (store, call, collection) => store.deletedRows(call, collection, { before: query.before, limit: query.limit ?? 100 })));
   });
 
   defineRoute(app, {
@@ -171,31 +164,30 @@ export function rowRoutes(app: Hono<AppEnv>): void {
       on: onField.optional(), emitEffects: z.boolean().optional(),
       suppress: z.array(z.enum(["notify", "webhooks", "agentTasks"])).optional(),
     }),
-    responses: { 200: { description: "Per-row results", schema: batchResult }, ...rowErrors(400, 401, 403, 404, 413) },
+    responses: { 200: { description: "Per-row results", schema: batchAnswer }, ...rowErrors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.rows.length > cap) throw new RelayError("invalid_request", `At most ${cap} rows per batch; got ${body.rows.length}.`, { field: "rows", limit: cap });
     if (body.on !== undefined && body.rows.some(hasKey)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
-    const t = await target(c);
     const check = (raw: unknown, index: number) => {
       const row = parseElement(rowWrite, raw, ["rows", index]);
       requireRowData(row.data, `rows.${index}.data`);
       return row;
     };
-    return c.json(await perRow(body.rows, check, (rows) =>
-      t.store.batchCreate(t.call, t.collection, { rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress })));
+    return c.json(await perRow(body.rows, check, (rows) => toStore(c, (store, call, collection) =>
+      store.batchCreate(call, collection, { rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress }))));
   });
 
   defineRoute(app, {
     method: "delete", path: `${B}/batch`, tag: "rows", auth: "rows",
     summary: "Soft-delete many rows by key (at most BATCH_MAX_ROWS); per-row results, a bad key never aborts the rest",
     body: z.strictObject({ keys: z.array(element(deleteKey)).min(1) }),
-    responses: { 200: { description: "Per-row results", schema: batchResult }, ...rowErrors(400, 401, 403, 404, 413) },
+    responses: { 200: { description: "Per-row results", schema: batchAnswer }, ...rowErrors(400, 401, 403, 404, 413) },
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.keys.length > cap) throw new RelayError("invalid_request", `At most ${cap} keys per batch; got ${body.keys.length}.`, { field: "keys", limit: cap });
-    const t = await target(c);
-    return c.json(await perRow(body.keys, (raw, index) => parseElement(deleteKey, raw, ["keys", index]), (keys) => t.store.batchDelete(t.call, t.collection, keys)));
+    return c.json(await perRow(body.keys, (raw, index) => parseElement(deleteKey, raw, ["keys", index]), (keys) =>
+      toStore(c, (store, call, collection) => store.batchDelete(call, collection, keys))));
   });
 
   const axes = z.object({ maxRows: z.number().int().nullable(), maxAgeDays: z.number().int().nullable() });
@@ -206,8 +198,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     summary: "Retention bounds: effective (override, else the manifest's default), and how many rows the next sweep would prune",
     responses: { 200: { description: "Retention", schema: retentionView }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
-    const t = await target(c);
-    return c.json(unwrap(await t.store.getRetention(t.call, t.collection)));
+    return c.json(await toStore(c, (store, call, collection) => store.getRetention(call, collection)));
   });
 
   defineRoute(app, {
@@ -216,8 +207,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ maxRows: z.number().int().min(1).max(1_000_000).nullable().optional(), maxAgeDays: z.number().int().min(1).max(1_000_000).nullable().optional() }),
     responses: { 200: { description: "Retention", schema: retentionView }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { body }) => {
-    const t = await target(c);
-    return c.json(unwrap(await t.store.setRetention(t.call, t.collection, body)));
+    return c.json(await toStore(c, (store, call, collection) => store.setRetention(call, collection, body)));
   });
 
   defineRoute(app, {
@@ -227,8 +217,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
-    const t = await target(c);
-    const result = unwrap(await t.store.createRow(t.call, t.collection, body));
+    const result = await toStore(c, (store, call, collection) => store.createRow(call, collection, body));
     return c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200);
   });
 
@@ -237,8 +226,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     summary: "One live row",
     responses: { 200: { description: "The row", schema: rowResponse }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
-    const t = await target(c);
-    return c.json({ row: unwrap(await t.store.getRow(t.call, t.collection, c.req.param("key")!)) });
+    return c.json({ row: await toStore(c, (store, call, collection) => store.getRow(call, collection, c.req.param("key")!)) });
   });
 
   defineRoute(app, {
@@ -248,8 +236,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
-    const t = await target(c);
-    return c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key")!, body)) });
+    return c.json({ row: await toStore(c, (store, call, collection) => store.updateRow(call, collection, c.req.param("key")!, body)) });
   });
 
   defineRoute(app, {
@@ -258,9 +245,8 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ if_match: ifMatch.optional() }), bodyOptional: true,
     responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.literal(true), key: z.string() }) }, ...rowErrors(400, 401, 403, 404, 409) },
   }, async (c, { body }) => {
-    const t = await target(c);
     const key = c.req.param("key")!;
-    unwrap(await t.store.deleteRow(t.call, t.collection, key, body));
+    await toStore(c, (store, call, collection) => store.deleteRow(call, collection, key, body));
     return c.json({ deleted: true as const, key });
   });
 
@@ -269,9 +255,8 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     summary: "Destroy a live or deleted row's data for good (owner or agent); leaves an audited delete in the feed",
     responses: { 200: { description: "Purged", schema: z.object({ purged: z.literal(true), key: z.string() }) }, ...rowErrors(401, 403, 404) },
   }, async (c) => {
-    const t = await target(c);
     const key = c.req.param("key")!;
-    unwrap(await t.store.purgeRow(t.call, t.collection, key));
+    await toStore(c, (store, call, collection) => store.purgeRow(call, collection, key));
     return c.json({ purged: true as const, key });
   });
 
@@ -281,7 +266,6 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({}), bodyOptional: true,
     responses: { 200: { description: "The restored row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409), 410: { description: "restore_expired" } },
   }, async (c) => {
-    const t = await target(c);
-    return c.json({ row: unwrap(await t.store.restoreRow(t.call, t.collection, c.req.param("key")!)) });
+    return c.json({ row: await toStore(c, (store, call, collection) => store.restoreRow(call, collection, c.req.param("key")!)) });
   });
 }

@@ -16,7 +16,7 @@ import { appStore } from "../../../src/apps/store";
 import { findAppBySlug } from "../../../src/db/apps";
 import { grantPrincipalFor } from "../../../src/http/serve/grant-exchange";
 import type { Principal } from "../../../src/permissions";
-import type { AppStore } from "../../../durable-objects/app-store/app-store";
+import type { AppStore } from "../../../durable-objects/app-store/contract";
 
 type Obj = Record<string, unknown>;
 type Entry = { seq: number; op: string; collection_name: string; row_key: string; row_version: number | null; data: unknown; author: Obj; ts: string; purged?: true };

@@ -7,7 +7,7 @@
 // issued before a removal stays dead when the person is re-added within the same second.
 // Each case writes a row the socket could read before, and shows it never arrives.
 import { env, runInDurableObject } from "cloudflare:test";
-import type { AppStore } from "../../../durable-objects/app-store/app-store";
+import type { AppStore } from "../../../durable-objects/app-store/contract";
 import { describe, expect, it } from "vitest";
 import { call, json, type SignedIn } from "../helpers";
 import { appCall } from "../serve/helpers";

@@ -6,7 +6,8 @@
 // changed nothing at all.
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AppStore, BatchResult } from "../../../durable-objects/app-store/app-store";
+import type { AppStore } from "../../../durable-objects/app-store/contract";
+import type { BatchResult } from "../../../src/apps/store-call";
 import { call, claimedAgent, json, signIn, type CallOptions, type Registered, type SignedIn } from "../helpers";
 
 type Obj = Record<string, unknown>;

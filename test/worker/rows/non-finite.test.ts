@@ -7,7 +7,7 @@
 // `on` upsert, batch rows (per row) and the app page's /_svc/c, before anything is written.
 // A serverSet value that overflows is refused the same way.
 import { describe, expect, it, vi } from "vitest";
-import type { AppStore, CallContext } from "../../../durable-objects/app-store/app-store";
+import type { AppStore, CallContext } from "../../../durable-objects/app-store/contract";
 import { expectError, json } from "../helpers";
 import { appCall, deploy, manifest, owner } from "../serve/helpers";
 import { Ctx, setup } from "./fixtures";

@@ -4,7 +4,7 @@
 // an upsert (antiAbuse), and the store's own guard on row data nesting. Results are the
 // plain `{ ok, value } | { ok: false, error }` outcomes.
 import { describe, expect, it, vi } from "vitest";
-import type { AppStore, CallContext } from "../../../durable-objects/app-store/app-store";
+import type { AppStore, CallContext } from "../../../durable-objects/app-store/contract";
 import type { Principal } from "../../../src/permissions";
 import { setup, type Ctx } from "./fixtures";
 

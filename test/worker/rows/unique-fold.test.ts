@@ -36,7 +36,7 @@ describe("unique values are case-folded", () => {
       sql.exec("UPDATE _svc_unique SET value = 's:straße' WHERE key = ?", first.key);
       sql.exec("UPDATE _svc_unique SET value = 's:strasse' WHERE key = ?", second.key);
       sql.exec("DELETE FROM _svc_meta WHERE key = 'unique_format'");
-      (instance as unknown as { compiled: unknown }).compiled = null;
+      (instance as unknown as { manifests: { current: unknown } }).manifests.current = null;
     });
     // The next call loads the manifest again and rebuilds: the older row keeps the slot.
     await ctx.list("free");

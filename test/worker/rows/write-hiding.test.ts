@@ -11,7 +11,8 @@
 // Callers that can read keep the answers they had: a live key dedupes, a deleted one is a
 // 409 conflict, a purged or missing one is created.
 import { describe, expect, it, vi } from "vitest";
-import type { AppStore, BatchResult, CallContext, Outcome } from "../../../durable-objects/app-store/app-store";
+import type { AppStore, BatchItem, CallContext, Outcome } from "../../../durable-objects/app-store/contract";
+import { batchResult } from "../../../src/apps/store-call";
 import type { Principal } from "../../../src/permissions";
 import { json } from "../helpers";
 import { appCall, deploy, manifest, owner, type Deployed } from "../serve/helpers";
@@ -101,11 +102,11 @@ describe("a caller that may neither read nor write the collection", () => {
     const remove = await perState(ctx, (state) => store(ctx, (s) => s.deleteRow(a, "secret", state, { if_match: 1 })));
     allEqual(remove, absent);
     const batch = await ctx.unchanged(() => store(ctx, (s) => s.batchCreate(a, "secret", { rows: STATES.map((key) => ({ key, data: {} })) })));
-    const rows = (batch as Outcome<BatchResult> & { ok: true }).value.results.map(({ index: _, ...r }) => r);
+    const rows = batchResult((batch as Outcome<BatchItem[]> & { ok: true }).value).results.map(({ index: _, ...r }) => r);
     expect(new Set(rows.map((r) => JSON.stringify(r))).size).toBe(1);
     expect(rows[0]).toMatchObject({ ok: false, error: { code: "collection_write_forbidden", status: 403 } });
     const deletes = await ctx.unchanged(() => store(ctx, (s) => s.batchDelete(a, "secret", [...STATES])));
-    const gone = (deletes as Outcome<BatchResult> & { ok: true }).value.results.map(({ index: _, ...r }) => r);
+    const gone = batchResult((deletes as Outcome<BatchItem[]> & { ok: true }).value).results.map(({ index: _, ...r }) => r);
     expect(gone).toEqual(STATES.map(() => ({ ok: false, error: { code: "row_not_found", message: expect.any(String), status: 404 } })));
   });
 
@@ -153,7 +154,8 @@ describe("a caller that may create but not read", () => {
     }
     expect(await ctx.unchanged(() => store(ctx, (s) => s.updateRow(a, "dropbox", "missing", { data: {} })))).toEqual(absent);
     const batch = await ctx.unchanged(() => store(ctx, (s) => s.batchCreate(a, "dropbox", { rows: [{ key: "live", data: {} }, { key: "gone", data: {} }] })));
-    expect(batch).toMatchObject({ ok: true, value: { ok_count: 0, results: [{ error: { code: "row_not_found" } }, { error: { code: "row_not_found" } }] } });
+    expect(batch.ok).toBe(true);
+    expect(batchResult((batch as Outcome<BatchItem[]> & { ok: true }).value)).toMatchObject({ ok_count: 0, results: [{ error: { code: "row_not_found" } }, { error: { code: "row_not_found" } }] });
     for (const state of ["purged", "missing"] as const) {
       expect(await store(ctx, (s) => s.createRow(a, "dropbox", { key: state, data: { n: 1 } }))).toMatchObject({ ok: true, value: { created: true, row: { key: state, version: 1 } } });
     }

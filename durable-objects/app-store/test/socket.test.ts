@@ -5,13 +5,13 @@
 // living in socket attachments, so a store with no memory of its sockets still serves them.
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AppStore } from "../../../durable-objects/app-store/app-store";
-import { pruneFeed } from "../../../durable-objects/app-store/feed";
-import { call, expectError, json } from "../helpers";
-import { owner, ownerToken, shareToken } from "../serve/helpers";
+import type { AppStore } from "../app-store";
+import { pruneFeed } from "../feed";
+import { call, expectError, json } from "../../../test/worker/helpers";
+import { owner, ownerToken, shareToken } from "../../../test/worker/serve/helpers";
 import {
   Socket, agentCreate, agentDelete, agentProtocols, agentUpdate, appCall, liveApp, liveManifest, visitor, type Frame, type Obj,
-} from "./helpers";
+} from "../../../test/worker/live/helpers";
 
 const open: Socket[] = [];
 async function subscribed(slug: string, protocols: string[], since = 0) {
@@ -275,10 +275,10 @@ describe("live entries", () => {
     await runInDurableObject(stub(app.app_id), async (_instance: AppStore, state) => {
       const sockets = state.getWebSockets();
       expect(sockets.length).toBe(1);
-      expect(sockets[0].deserializeAttachment()).toEqual({ a: app.app_id, v: 1, p: { kind: "agent", agentId: who.agent.agent_id }, c: 0, l: true });
+      expect(sockets[0].deserializeAttachment()).toEqual({ appId: app.app_id, version: 1, principal: { kind: "agent", agentId: who.agent.agent_id }, cursor: 0, live: true });
       expect(state.getTags(sockets[0]).sort()).toEqual(["c:log", "c:mine", "c:notes", "c:secret", "v:1"]);
       // A second instance over the same storage, as after hibernation: nothing in memory.
-      const { AppStore: Store } = await import("../../../durable-objects/app-store/app-store");
+      const { AppStore: Store } = await import("../app-store");
       const fresh = new Store(state, env);
       const written = await fresh.createRow({ appId: app.app_id, version: 1, principal: { kind: "agent", agentId: who.agent.agent_id } }, "notes", { data: { from: "fresh" } });
       expect(written.ok).toBe(true);
@@ -293,7 +293,7 @@ describe("live entries", () => {
       const [ws] = state.getWebSockets();
       // No identity, so the creator-scoped `mine` is not readable at all (WIRE §7 row 12); `secret` is the owner's.
       expect(state.getTags(ws).sort()).toEqual(["c:log", "c:notes", "v:1"]);
-      expect(ws.deserializeAttachment()).toMatchObject({ p: { kind: "anonymous" } });
+      expect(ws.deserializeAttachment()).toMatchObject({ principal: { kind: "anonymous" } });
     });
   });
 
@@ -359,13 +359,13 @@ describe("app lifecycle", () => {
       // the sockets' state too, as hibernation would.
       (instance as unknown as { watchers: { known: WeakMap<WebSocket, unknown> } }).watchers.known = new WeakMap();
       for (const ws of state.getWebSockets()) {
-        const s = ws.deserializeAttachment() as { p: { kind: string }; x?: number };
-        if (s.p.kind === "owner") {
+        const attached = ws.deserializeAttachment() as { principal: { kind: string }; expiresAt?: number };
+        if (attached.principal.kind === "owner") {
           // Issued for seven days: the expiry rides in the attachment.
-          expect(s.x! - Date.now()).toBeGreaterThan(6 * 86400_000);
-          ws.serializeAttachment({ ...s, x: Date.now() - 1 });
+          expect(attached.expiresAt! - Date.now()).toBeGreaterThan(6 * 86400_000);
+          ws.serializeAttachment({ ...attached, expiresAt: Date.now() - 1 });
         } else {
-          expect(s.x).toBeUndefined();
+          expect(attached.expiresAt).toBeUndefined();
         }
       }
     });

@@ -7,9 +7,9 @@
 // Until the sweep reaches a tombstone, restore still answers restore_expired.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { readUsage } from "../../../durable-objects/app-store/schema";
-import { expectError, json } from "../helpers";
-import { COLLECTIONS, days, manifestOf, setup, type Ctx, type DeletedRow } from "./fixtures";
+import { readUsage } from "../schema";
+import { expectError, json } from "../../../test/worker/helpers";
+import { COLLECTIONS, days, manifestOf, setup, type Ctx, type DeletedRow } from "../../../test/worker/rows/fixtures";
 
 vi.setConfig({ testTimeout: 30_000 });
 

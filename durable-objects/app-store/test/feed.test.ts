@@ -7,9 +7,9 @@
 // deleted 410 soft_deleted).
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { callWith, expectError, json } from "../helpers";
-import { FEED_KEYS, ISO, setup, type FeedPage, type Row } from "./fixtures";
-import { pruneFeed } from "../../../durable-objects/app-store/feed";
+import { callWith, expectError, json } from "../../../test/worker/helpers";
+import { FEED_KEYS, ISO, setup, type FeedPage, type Row } from "../../../test/worker/rows/fixtures";
+import { pruneFeed } from "../feed";
 
 vi.setConfig({ testTimeout: 30_000 });
 

@@ -6,9 +6,9 @@
 // from schema 2 fills them from rows already there.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { json } from "../helpers";
-import { migrate, readUsage, SCHEMA_VERSION } from "../../../durable-objects/app-store/schema";
-import { setup, type Ctx } from "./fixtures";
+import { json } from "../../../test/worker/helpers";
+import { migrate, readUsage, SCHEMA_VERSION } from "../schema";
+import { setup, type Ctx } from "../../../test/worker/rows/fixtures";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -78,6 +78,7 @@ describe("usage counters", () => {
       sql.exec("DROP TABLE _svc_usage");
       sql.exec("ALTER TABLE _svc_feed DROP COLUMN prev");
       sql.exec("DROP TABLE _svc_withdrawals");
+      sql.exec("DROP TABLE _svc_due");
       sql.exec("UPDATE _svc_meta SET value = '2' WHERE key = 'schema_version'");
       migrate(sql);
       return { usage: readUsage(sql), version: sql.exec<{ value: string }>("SELECT value FROM _svc_meta WHERE key = 'schema_version'").one().value };

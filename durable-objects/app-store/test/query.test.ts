@@ -10,12 +10,12 @@ import { describe, expect, it } from "vitest";
 import { RelayError } from "../../../src/errors";
 import { parseManifest, type CompiledCollection } from "../../../src/manifest";
 import { compareCodePoints, matchesCond } from "../../../src/permissions/filters";
-import type { AppStore } from "../../../durable-objects/app-store/app-store";
+import type { AppStore } from "../app-store";
 import {
   afterCursorSql, compactParams, compareSql, cursorValues, encodeCursor, orderSql, PAGE_BYTES, resolveSort, takePage, whereSql,
   type Cond, type ResolvedSort, type SqlFragment,
-} from "../../../durable-objects/app-store/query";
-import { filterSql } from "../../../durable-objects/app-store/rows";
+  filterSql,
+} from "../query";
 import type { RowTerm } from "../../../src/permissions/filters";
 
 const compiled = parseManifest({
