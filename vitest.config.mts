@@ -37,7 +37,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts"],
+          include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts", "test/structure/**/*.test.ts"],
           globalSetup: ["./test/support/relay-global-setup.ts"],
           testTimeout: 60_000,
           // Real processes and real time: one retry absorbs a slow machine; a real break
