@@ -12,16 +12,11 @@
  * redemption, so a token minted before a transfer opens nothing for the old owner
  * (transfers also delete the app's unspent grants).
  */
-import { GRANT_PREFIX } from "../http/serve/grants";
-import { randomHex, sha256Hex } from "../auth/tokens";
+import { mintLongerGrant } from "../db/sign-in-grants";
 
 export const TEST_SESSION_TTL_SECONDS = 600;
 
 export async function mintTestSessionToken(env: { DB: D1Database }, appId: string, ownerHumanId: string): Promise<{ token: string; expiresAt: string }> {
-  const token = GRANT_PREFIX + randomHex(16);
-  const now = Date.now();
-  const expiresAt = new Date(now + TEST_SESSION_TTL_SECONDS * 1000).toISOString();
-  await env.DB.prepare("INSERT INTO app_session_grants (grant_hash, app_id, human_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-    .bind(await sha256Hex(token), appId, ownerHumanId, new Date(now).toISOString(), expiresAt).run();
-  return { token, expiresAt };
+  const { grant, expiresAt } = await mintLongerGrant(env, appId, ownerHumanId, TEST_SESSION_TTL_SECONDS);
+  return { token: grant, expiresAt };
 }

@@ -4,7 +4,7 @@
  * once); revoking is per key and permanent.
  */
 import { and, eq, isNull, desc } from "drizzle-orm";
-import { db, type Db } from "./client";
+import { db } from "./client";
 import { agents, agentKeys } from "./schema";
 import { apps } from "./apps-schema";
 import { ownedAppCondition, type AppRow } from "./apps";
@@ -20,10 +20,10 @@ export interface MintedKey {
   createdAt: string;
 }
 
-export async function mintKey(d: Db, agentId: string): Promise<MintedKey> {
+export async function mintKey(env: { DB: D1Database }, agentId: string): Promise<MintedKey> {
   const apiKey = mintSecret("agentKey");
   const row = { id: newId("key_"), agentId, keyHash: await sha256Hex(apiKey), keyPrefix: keyPrefix(apiKey), createdAt: nowIso() };
-  await d.insert(agentKeys).values(row);
+  await db(env).insert(agentKeys).values(row);
   return { apiKey, keyId: row.id, keyPrefix: row.keyPrefix, createdAt: row.createdAt };
 }
 
@@ -38,7 +38,7 @@ export async function createAgent(
     pausedAt: null, registeredVia: input.via, createdAt: now,
   };
   await d.insert(agents).values(agent);
-  return { agent, key: await mintKey(d, agent.id) };
+  return { agent, key: await mintKey(env, agent.id) };
 }
 
 export type KeyLookup =

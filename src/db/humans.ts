@@ -75,6 +75,10 @@ export async function setHumanName(env: Env, humanId: string, name: string | nul
   return rows[0];
 }
 
+export async function setMarketingConsent(env: Env, humanId: string, consent: boolean): Promise<void> {
+  await db(env).update(humans).set({ marketingConsent: consent }).where(eq(humans.id, humanId));
+}
+
 /** The name shown for a human: the stored name, else the part of the email before the @. */
 export function displayName(human: HumanRow): string {
   return human.name ?? human.email.split("@")[0];

@@ -4,19 +4,16 @@
  * sign-in links without a mail server. Outside development mode the path is 404.
  */
 import type { Hono } from "hono";
-import { desc, eq } from "drizzle-orm";
 import { config } from "../config";
 import { RelayError } from "../errors";
-import { db } from "../db/client";
-import { devMail } from "../db/schema";
+import { devOutboxMessages } from "../mail/mailer";
 import type { AppEnv } from "./types";
 
 export function devMailRoutes(app: Hono<AppEnv>): void {
   app.get("/__dev/mail", async (c) => {
     if (!config(c.env).development) throw new RelayError("not_found", "Nothing exists at this path.");
     const to = c.req.query("to")?.trim().toLowerCase();
-    const query = db(c.env).select().from(devMail);
-    const rows = await (to ? query.where(eq(devMail.to, to)) : query).orderBy(desc(devMail.createdAt), desc(devMail.id)).limit(100);
+    const rows = await devOutboxMessages(c.env, to);
     return c.json({
       messages: rows.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, html: m.html, created_at: m.createdAt })),
     });

@@ -3,6 +3,7 @@
  * relay's own outbox (readable at /__dev/mail) and nothing leaves the machine; in
  * production it goes through Cloudflare's `send_email` binding.
  */
+import { desc, eq } from "drizzle-orm";
 import { devMail } from "../db/schema";
 import { db } from "../db/client";
 import { config } from "../config";
@@ -25,6 +26,12 @@ export function devOutbox(env: { DB: D1Database }): Mailer {
       await db(env).insert(devMail).values({ id: newId("m"), ...message, createdAt: nowIso() });
     },
   };
+}
+
+/** The development outbox, newest first (at most 100), optionally only the mail to one address. */
+export async function devOutboxMessages(env: { DB: D1Database }, to?: string): Promise<Array<typeof devMail.$inferSelect>> {
+  const query = db(env).select().from(devMail);
+  return (to ? query.where(eq(devMail.to, to)) : query).orderBy(desc(devMail.createdAt), desc(devMail.id)).limit(100);
 }
 
 /** Builds a minimal RFC 5322 message with text and HTML parts for the send_email binding. */

@@ -13,7 +13,7 @@ import { findAppBySlug, type AppRow } from "../../db/apps";
 import { appUrl } from "../../apps/urls";
 import { RelayError } from "../../errors";
 import { appAccessFor } from "../serve/access";
-import { mintGrant } from "../serve/grants";
+import { mintGrant } from "../../db/sign-in-grants";
 import type { AppContext } from "../types";
 import { currentHuman, renderPage, toSignIn } from "./page";
 import type { PageRoute } from "./routes";

@@ -24,7 +24,8 @@ import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { appStore } from "../../apps/store";
 import { unwrap } from "../../apps/store-call";
-import { displayName, getHuman } from "../../db/humans";
+import { displayName } from "../../db/humans";
+import { appDirectory } from "../../db/directory";
 import { hitRateLimit } from "../../db/rate-limit";
 import { readJsonBody } from "../body";
 import { parseQ } from "../row-query";
@@ -150,17 +151,12 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
       throw new RelayError("forbidden", "Only people signed in to this app see who else is in it.");
     }
     const ownerId = served.app.ownerHumanId;
-    const [owner, members, agents] = await Promise.all([
-      getHuman(c.env, ownerId),
-      c.env.DB.prepare(`SELECT h.id, h.name, h.email FROM app_members m JOIN humans h ON h.id = m.human_id
-        WHERE m.app_id = ?1 ORDER BY m.created_at, m.human_id`).bind(served.app.id).all<{ id: string; name: string | null; email: string }>(),
-      c.env.DB.prepare("SELECT id, name FROM agents WHERE owner_human_id = ?1 ORDER BY created_at, id").bind(ownerId).all<{ id: string; name: string | null }>(),
-    ]);
+    const { owner, members, agents } = await appDirectory(c.env, served.app);
     return noStore(c.json({
       members: [
         { kind: "human", id: ownerId, displayName: owner ? displayName(owner) : "The owner", role: "owner" },
-        ...members.results.map((m) => ({ kind: "human", id: m.id, displayName: m.name ?? m.email.split("@")[0], role: "member" })),
-        ...agents.results.map((a) => ({ kind: "agent", id: a.id, displayName: a.name ?? "An agent" })),
+        ...members.map((m) => ({ kind: "human", id: m.id, displayName: m.name ?? m.email.split("@")[0], role: "member" })),
+        ...agents.map((a) => ({ kind: "agent", id: a.id, displayName: a.name ?? "An agent" })),
       ],
     }));
   });

@@ -18,7 +18,7 @@ import { parseWith } from "../routes";
 import type { AppContext } from "../types";
 import { appAccessFor } from "./access";
 import type { ServeContext, ServeEnv, ServedApp, ServedPolicy } from "./context";
-import { consumeGrant } from "./grants";
+import { consumeGrant } from "../../db/sign-in-grants";
 import { signAppSession, signVisitor, signingKeys, verifyVisitor } from "./tokens";
 import { requireKeys, viewerOf, canOpen, type Viewer } from "./viewer";
 import { VISITOR_HEADER } from "./caller";

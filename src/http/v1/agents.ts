@@ -11,7 +11,6 @@ import { endAgentSockets } from "../../apps/sockets";
 import { RelayError } from "../../errors";
 import { claimAgent, getAgent, getKey, mintKey, revokeKey } from "../../db/agents";
 import { findLiveClaimCode, releaseClaimCode, spendClaimCode } from "../../db/codes";
-import { db } from "../../db/client";
 import { errors, isoTime } from "./schemas";
 
 const keyView = z.object({
@@ -71,7 +70,7 @@ export function agentRoutes(app: Hono<AppEnv>): void {
     },
   }, async (c) => {
     const caller = c.get("agent");
-    const minted = await mintKey(db(c.env), caller.agentId);
+    const minted = await mintKey(c.env, caller.agentId);
     const agent = await getAgent(c.env, caller.agentId);
     return c.json({ agent_id: caller.agentId, api_key: minted.apiKey, key_prefix: minted.keyPrefix, name: agent?.name ?? null, created_at: minted.createdAt }, 201);
   });

@@ -18,9 +18,6 @@ import { endAllSockets } from "../../apps/sockets";
 import { purgeAfter, purgeApp } from "../../apps/trash";
 import { manifestLimitsFrom, parseManifest } from "../../manifest";
 import { nowIso } from "../../auth/tokens";
-import { db } from "../../db/client";
-import { apps, appVersions } from "../../db/apps-schema";
-import { eq } from "drizzle-orm";
 import { ownedApp, ownerOf, requireLive } from "./app-access";
 import { errors } from "./schemas";
 

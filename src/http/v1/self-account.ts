@@ -10,11 +10,8 @@ import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { db } from "../../db/client";
-import { humans } from "../../db/schema";
-import { signupSources } from "../../db/account-schema";
-import { eq } from "drizzle-orm";
-import { nowIso } from "../../auth/tokens";
+import { setMarketingConsent } from "../../db/humans";
+import { recordSignupSource } from "../../account/signup-source";
 import { base64urlBytes, vapidKeys } from "../../account/vapid";
 import { deleteSubscription, saveSubscription } from "../../account/push";
 import { FLOW_METRICS, usageSeries, usageSummary } from "../../account/usage";
@@ -55,7 +52,7 @@ export function selfAccountRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ marketing_consent: z.boolean() }),
     responses: { 200: { description: "Profile", schema: profileView }, ...errors(400, 401, 403) },
   }, async (c, { body }) => {
-    await db(c.env).update(humans).set({ marketingConsent: body.marketing_consent }).where(eq(humans.id, humanId(c)));
+    await setMarketingConsent(c.env, humanId(c), body.marketing_consent);
     return c.json(await profileOf(c));
   });
 
@@ -65,13 +62,7 @@ export function selfAccountRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({ source: text(64).pipe(z.string().min(1)), detail: text(500).nullable().optional() }),
     responses: { 201: { description: "The answer", schema: signupSchema }, ...errors(400, 401, 403, 409) },
   }, async (c, { body }) => {
-    const row = { humanId: humanId(c), source: body.source, detail: body.detail ? body.detail : null, createdAt: nowIso() };
-    const inserted = await db(c.env).insert(signupSources).values(row).onConflictDoNothing().returning();
-    if (inserted.length === 0) {
-      const existing = (await db(c.env).select().from(signupSources).where(eq(signupSources.humanId, row.humanId)).limit(1))[0];
-      throw new RelayError("conflict", "You already answered how you heard of the service.",
-        { recorded: { source: existing?.source, detail: existing?.detail ?? null, recorded_at: existing?.createdAt } });
-    }
+    const row = await recordSignupSource(c.env, humanId(c), body.source, body.detail ? body.detail : null);
     return c.json({ source: row.source, detail: row.detail, recorded_at: row.createdAt }, 201);
   });
 

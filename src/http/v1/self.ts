@@ -13,7 +13,6 @@ import { RelayError } from "../../errors";
 import { mintClaimCode } from "../../db/codes";
 import { pauseAgent, resumeAgent, revokeAgentKeys } from "../../account/agent-control";
 import { agentsOfHuman, mintKey, renameAgent, type AgentKeyRow, type AgentRow } from "../../db/agents";
-import { db } from "../../db/client";
 import { displayName, getHuman, setHumanName } from "../../db/humans";
 import { agentName, errors, isoTime } from "./schemas";
 
@@ -112,7 +111,7 @@ export function selfRoutes(app: Hono<AppEnv>): void {
   }, async (c) => {
     const agent = await ownedAgent(c, c.req.param("id")!);
     await revokeAgentKeys(c.env, c.get("human").humanId, agent.id, "agent key rotated");
-    const minted = await mintKey(db(c.env), agent.id);
+    const minted = await mintKey(c.env, agent.id);
     return c.json({ agent_id: agent.id, api_key: minted.apiKey, key_prefix: minted.keyPrefix, created_at: minted.createdAt });
   });
 
