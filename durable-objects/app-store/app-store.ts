@@ -16,6 +16,7 @@ import { DurableObject } from "cloudflare:workers";
 import { RelayError } from "../../src/errors";
 import { config } from "../../src/config";
 import { declaredCollection } from "../../src/manifest";
+import { isOwnerOrAgent } from "../../src/permissions";
 import type { CompiledManifest } from "../../src/manifest";
 import type { EffectKind } from "../../src/rules/match";
 import {
@@ -285,7 +286,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
 
   /** The manifest and collection a retention call names, for the owner or its agent only. */
   private async retentionTarget(call: CallContext, collection: string): Promise<CompiledManifest> {
-    if (call.principal.kind !== "owner" && call.principal.kind !== "agent") {
+    if (!isOwnerOrAgent(call.principal)) {
       throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
     }
     const manifest = await this.open(call);

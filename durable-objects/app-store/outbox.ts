@@ -7,6 +7,7 @@
  * batch counts an attempt and the flush is retried after a growing delay.
  */
 import type { CompiledManifest } from "../../src/manifest";
+import { isOwnerOrAgent } from "../../src/permissions";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 import type { BatchCreateInput, CallContext, FeedEntry } from "./contract";
 
@@ -23,7 +24,7 @@ const MAX_RETRY_DELAY_MS = 10 * 60_000;
  * effects; anyone else's batch fires them like single writes.
  */
 export function batchSuppression(call: CallContext, input: Pick<BatchCreateInput, "emitEffects" | "suppress">): ReadonlySet<EffectKind> {
-  if (call.principal.kind !== "owner" && call.principal.kind !== "agent") return new Set();
+  if (!isOwnerOrAgent(call.principal)) return new Set();
   if (input.emitEffects) return new Set();
   return new Set(input.suppress ?? ["notify", "webhooks"]);
 }

@@ -22,17 +22,10 @@
  */
 import { RelayError } from "../../src/errors";
 import { propertyTypes } from "../../src/manifest/schema";
-import type { CompiledCollection } from "../../src/manifest";
-import type { RowFilter, RowTerm } from "../../src/permissions";
+import type { CompiledCollection, Scalar } from "../../src/manifest";
+import type { Cond, CondOp, RowFilter, RowTerm } from "../../src/permissions";
 
-export type Scalar = string | number | boolean;
-export type CondOp = "eq" | "neq" | "in" | "notIn" | "gt" | "lt" | "gte" | "lte";
-
-export interface Cond {
-  field: string;
-  op: CondOp;
-  value: Scalar | Scalar[];
-}
+export type { Cond };
 
 export interface Sort {
   field: string;

@@ -8,7 +8,7 @@
  * the AppStore turns them into Outcomes at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { authorize, authorOf, machineAuthor, refusals, type Principal } from "../../src/permissions";
+import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, type Principal } from "../../src/permissions";
 import { declaredCollection, validateRow, type CompiledCollection, type CompiledManifest } from "../../src/manifest";
 import type { Change, EffectKind } from "../../src/rules/match";
 import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type RowPage, type RowView } from "./contract";
@@ -410,7 +410,7 @@ export class Rows {
         "SELECT used FROM _svc_anon_budget WHERE collection = ? AND scope = ? AND subject = ? AND day = ?", collection, scope, subject, day,
       ).toArray()[0]?.used ?? 0;
       if (used >= cap) {
-        throw new RelayError("anon_write_budget_exceeded", `The anonymous write budget of "${collection}" is spent for today (${scope}).`, { scope, limit: cap });
+        throw anonBudgetExceeded(collection, scope, cap);
       }
     }
     for (const [scope, cap, subject] of axes) {

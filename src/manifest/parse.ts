@@ -18,8 +18,6 @@ import {
   type ResolvedLimits,
 } from "./types";
 
-export const MANIFEST_KEY = ROOT;
-
 const TOP_KEYS = [
   "app", "collections", "roles", "notify", "schedules", "webhooks", "agentTasks", "ingest", "externalHosts", "embeds",
   "embedAncestors", "capabilities", "cdn", "offline", "routes", "settingsCollection",

@@ -13,7 +13,7 @@
  */
 import type { CompiledCollection, CompiledManifest, Subject } from "../manifest";
 import { makeFilter, matchesFilter, matchesTerm, pinTerms, type RowContext, type RowFilter, type RowTerm } from "./filters";
-import { identityOf, sameAuthor, type CredentialOp, type Principal } from "./principal";
+import { identityOf, isOwnerOrAgent, sameAuthor, type CredentialOp, type Principal } from "./principal";
 import { refusals, type Refusal } from "./refusals";
 import { inPopulation, reach, reachesAny, scopeTerm, standing, type Reach, type Standing } from "./subjects";
 
@@ -289,11 +289,6 @@ const DECIDERS: Deciders = {
     return isOwnerOrAgent(d.principal) ? { ok: true } : refusals.ownerOnly("list deleted rows");
   },
 };
-
-/** Purge, restore and the deleted list: the owner or the owning agent, never a delegate. */
-function isOwnerOrAgent(p: Principal): boolean {
-  return p.kind === "owner" || p.kind === "agent";
-}
 
 function fieldsOf(data: unknown): Record<string, unknown> {
   return typeof data === "object" && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};

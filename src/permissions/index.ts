@@ -8,7 +8,7 @@ export { roleAccess, type Access, type Level } from "./access";
 export { authorize, sameJson, type Decision, type Op, type OpAllowances, type OpContexts, type WriteChecks } from "./authorize";
 export { ALL_ROWS, makeFilter, matchesCond, matchesFilter, matchesTerm, pinTerms, type RowContext, type RowFilter, type RowTerm } from "./filters";
 export {
-  authorOf, identityOf, isOwnerLevel, machineAuthor, sameAuthor,
+  authorOf, identityOf, isOwnerLevel, isOwnerOrAgent, machineAuthor, sameAuthor,
   type Author, type Cond, type CondOp, type CredentialGrant, type CredentialOp, type GrantPin, type Principal, type PrincipalKind,
 } from "./principal";
 export { anonBudgetExceeded, refusals, type Refusal } from "./refusals";

@@ -109,3 +109,8 @@ export function isOwnerLevel(principal: Principal): boolean {
 export function sameAuthor(a: Author | null | undefined, b: Author | null | undefined): boolean {
   return !!a && !!b && a.kind === b.kind && a.id === b.id;
 }
+
+/** The owner or the owning agent: who may purge, restore, list deleted rows, quiet a batch's effects and set retention. */
+export function isOwnerOrAgent(principal: Principal): boolean {
+  return principal.kind === "owner" || principal.kind === "agent";
+}

@@ -57,7 +57,7 @@ export const refusals = {
     }),
 };
 
-/** The 409 the AppStore answers when an anonymous budget axis is spent. */
-export function anonBudgetExceeded(scope: "perIpPerDay" | "perAppPerDay"): RelayError {
-  return new RelayError("anon_write_budget_exceeded", undefined, { scope });
+/** The 409 the AppStore answers when an anonymous budget axis of `collection` is spent for the day. */
+export function anonBudgetExceeded(collection: string, scope: "perIpPerDay" | "perAppPerDay", limit: number): RelayError {
+  return new RelayError("anon_write_budget_exceeded", `The anonymous write budget of "${collection}" is spent for today (${scope}).`, { scope, limit });
 }

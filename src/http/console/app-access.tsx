@@ -37,7 +37,7 @@ function accessForm(section: AccessSection, handler: Handler) {
       return await handler(c, human, app, form);
     } catch (err) {
       if (err instanceof RelayError && ["invalid_request", "conflict", "not_found"].includes(err.code)) {
-        return appPage(c, human, app, err.status, null, "", { section, text: err.message });
+        return appPage(c, app, err.status, null, "", { section, text: err.message });
       }
       throw err;
     }

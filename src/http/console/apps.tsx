@@ -150,7 +150,7 @@ const flashes: Record<string, (subject: string) => string> = {
 };
 
 export async function appPage(
-  c: AppContext, human: HumanPrincipal, app: AppRow, status = 200, error: string | null = null, email = "", access: AccessProblem | null = null,
+  c: AppContext, app: AppRow, status = 200, error: string | null = null, email = "", access: AccessProblem | null = null,
 ): Promise<Response> {
   const [members, invites, manifest, grants, credentials] = await Promise.all([
     membersOf(c.env, app), pendingInvites(c.env, app.id), liveManifest(c.env, app), listGrantLinks(c.env, app.id), listCredentials(c.env, app.id),
@@ -221,7 +221,7 @@ export async function appPage(
 async function showApp(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return toSignIn(c, new URL(c.req.url).pathname);
-  return appPage(c, human, await myApp(c, human));
+  return appPage(c, await myApp(c, human));
 }
 
 /**
@@ -232,8 +232,8 @@ function formError(err: unknown): err is RelayError {
   return err instanceof RelayError && ["invalid_request", "conflict", "auth_provider_unavailable", "not_found", "rate_limited"].includes(err.code);
 }
 
-async function refusedPage(c: AppContext, human: HumanPrincipal, app: AppRow, err: RelayError, email = ""): Promise<Response> {
-  const res = await appPage(c, human, app, err.status, err.message, email);
+async function refusedPage(c: AppContext, app: AppRow, err: RelayError, email = ""): Promise<Response> {
+  const res = await appPage(c, app, err.status, err.message, email);
   for (const [name, value] of Object.entries(err.headers ?? {})) res.headers.set(name, value);
   return res;
 }
@@ -244,7 +244,7 @@ async function addMemberForm(c: AppContext): Promise<Response> {
   const app = await myApp(c, human);
   const form = await readForm(c);
   const email = (form.get("email") ?? "").trim();
-  if (!emailSchema.safeParse(email).success) return appPage(c, human, app, 400, "Enter a valid email address, like name@example.com.", email);
+  if (!emailSchema.safeParse(email).success) return appPage(c, app, 400, "Enter a valid email address, like name@example.com.", email);
   try {
     // The same per-address bucket as POST /v1/apps/:id/members; addByEmail applies the daily mail cap.
     await hitAddressLimit(c, "invite");
@@ -253,7 +253,7 @@ async function addMemberForm(c: AppContext): Promise<Response> {
     const who = encodeURIComponent(normaliseEmail(email));
     return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=${result.kind === "invited" ? "invited" : "added"}&who=${who}`);
   } catch (err) {
-    if (formError(err)) return refusedPage(c, human, app, err, email);
+    if (formError(err)) return refusedPage(c, app, err, email);
     throw err;
   }
 }
@@ -269,7 +269,7 @@ async function setRolesForm(c: AppContext): Promise<Response> {
     const member = await setAppMemberRoles(c.env, app, humanId, form.getAll("role"));
     return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=roles&who=${encodeURIComponent(member.email)}`);
   } catch (err) {
-    if (formError(err)) return appPage(c, human, app, err.status, err.message);
+    if (formError(err)) return appPage(c, app, err.status, err.message);
     throw err;
   }
 }
@@ -283,7 +283,7 @@ async function removeForm(c: AppContext): Promise<Response> {
     await removeAppMember(c.env, app, c.req.param("humanId")!);
     return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=removed`);
   } catch (err) {
-    if (formError(err)) return appPage(c, human, app, err.status, err.message);
+    if (formError(err)) return appPage(c, app, err.status, err.message);
     throw err;
   }
 }

@@ -39,8 +39,6 @@ export function feedRoutes(app: Hono<AppEnv>): void {
     if (target.status === "archived" || target.status === "suspended") throw new RelayError("gone", `This app is ${target.status}.`, { status: target.status });
     const limit = Math.min(query.limit ?? 100, config(c.env).limits.FEED_PAGE_MAX);
     const collections = query.collection === undefined ? undefined : [...new Set(query.collection.split(","))];
-    const page = unwrap(await appStore(c.env, target.id).feed(storeCall(c, target), query.since ?? 0, limit, (query.wait ?? 0) * 1000, collections));
-    if ("resync" in page) throw new RelayError("resync_required");
-    return c.json(page);
+    return c.json(unwrap(await appStore(c.env, target.id).feed(storeCall(c, target), query.since ?? 0, limit, (query.wait ?? 0) * 1000, collections)));
   });
 }

@@ -13,6 +13,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { defineRoute, validationDetails } from "../routes";
 import { parseQ } from "../row-query";
+import { onField, rowCreate, rowDelete, rowListQuery, rowUpdate, rowWrite } from "../row-bodies";
 import type { AppContext, AppEnv } from "../types";
 import { config, type Config } from "../../config";
 import { RelayError } from "../../errors";
@@ -30,7 +31,6 @@ const row = z.object({
   created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable(),
 });
 const rowResponse = z.object({ row });
-const ifMatch = z.number().int().min(0);
 const batchAnswer = z.object({
   results: z.array(z.object({
     index: z.number().int(), ok: z.boolean(), key: z.string().optional(),
@@ -39,10 +39,6 @@ const batchAnswer = z.object({
   ok_count: z.number().int(), error_count: z.number().int(),
 });
 
-/** A row as a create writes it: the single-row route's body (with `on`), and each batch row. */
-const rowWrite = z.strictObject({ data: z.unknown(), key: z.string().max(128).optional() });
-/** `on`: the declared unique field a create upserts by. */
-const onField = z.string().max(64);
 /** A key to delete, in a batch: any string; a key no row can have is that row's row_not_found, as on the single route. */
 const deleteKey = z.string();
 
@@ -132,7 +128,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "get", path: B, tag: "rows", auth: "rows",
     summary: "List rows: where/sort in q (URL-encoded JSON), since = next_cursor of the previous page with the same sort",
-    query: z.object({ since: z.string().max(2000).optional(), limit: z.coerce.number().int().min(1).max(1000).optional(), q: z.string().max(8000).optional() }),
+    query: rowListQuery,
     responses: { 200: { description: "A page of rows", schema: z.object({ rows: z.array(row), next_cursor: z.string().nullable(), has_more: z.boolean() }) }, ...rowErrors(400, 401, 403, 404) },
   }, async (c, { query }) => {
     const { where, sort } = parseQ(query.q);
@@ -213,7 +209,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "post", path: B, tag: "rows", auth: "rows",
     summary: "Create a row (server key unless given; a given key that exists returns it with deduped; on = upsert by a unique field)",
-    body: rowWrite.extend({ on: onField.optional() }),
+    body: rowCreate,
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
@@ -232,7 +228,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "patch", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Replace a row's data; if_match = the version you read (409 conflict with details.current otherwise)",
-    body: z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() }),
+    body: rowUpdate,
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
@@ -242,7 +238,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "delete", path: `${B}/:key`, tag: "rows", auth: "rows",
     summary: "Soft-delete a row (restorable for 30 days); optional body { if_match }",
-    body: z.strictObject({ if_match: ifMatch.optional() }), bodyOptional: true,
+    body: rowDelete, bodyOptional: true,
     responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.literal(true), key: z.string() }) }, ...rowErrors(400, 401, 403, 404, 409) },
   }, async (c, { body }) => {
     const key = c.req.param("key")!;

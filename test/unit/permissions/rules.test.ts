@@ -257,8 +257,8 @@ describe("anonymous writes: budget and bot challenge", () => {
     expect(allowed(d).checks).toEqual({ anonBudget: { ...budget, ip: "203.0.113.7" }, challenge: true });
   });
   it("the spent-budget refusal is 409 with details.scope", () => {
-    const e = anonBudgetExceeded("perAppPerDay");
-    expect({ code: e.code, status: e.status, details: e.details }).toEqual({ code: "anon_write_budget_exceeded", status: 409, details: { scope: "perAppPerDay" } });
+    const e = anonBudgetExceeded("notes", "perAppPerDay", 3);
+    expect({ code: e.code, status: e.status, details: e.details }).toEqual({ code: "anon_write_budget_exceeded", status: 409, details: { scope: "perAppPerDay", limit: 3 } });
   });
 });
 

@@ -57,7 +57,7 @@ export function rowPath(base: string, key: string, suffix = ""): string {
   return `${base}/${encodeURIComponent(key)}${suffix}`;
 }
 
-export function argError(ctx: DataContext, message: string, flag?: string): CliError {
+export function argError(message: string, flag?: string): CliError {
   return invalidArgs(message, DATA_HELP, flag ? { flag } : undefined);
 }
 
@@ -66,16 +66,16 @@ export function intFlag(ctx: DataContext, name: string, min: number, max: number
   const value = stringFlag(ctx.flags, name);
   if (value === undefined) return undefined;
   if (!/^-?[0-9]+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw argError(ctx, `--${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`, `--${name}`);
+    throw argError(`--${name} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`, `--${name}`);
   }
   return Number(value);
 }
 
-function parseJson(text: string, what: string, ctx: DataContext, flag: string): unknown {
+function parseJson(text: string, what: string, flag: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw argError(ctx, `${what} is not valid JSON: ${(err as Error).message}`, flag);
+    throw argError(`${what} is not valid JSON: ${(err as Error).message}`, flag);
   }
 }
 
@@ -85,14 +85,14 @@ function parseJson(text: string, what: string, ctx: DataContext, flag: string): 
  */
 export async function jsonInput(ctx: DataContext, flag: string): Promise<unknown> {
   const value = stringFlag(ctx.flags, flag);
-  if (value === undefined) throw argError(ctx, `${ctx.line} needs --${flag} <json|@file|path|->.`, `--${flag}`);
+  if (value === undefined) throw argError(`${ctx.line} needs --${flag} <json|@file|path|->.`, `--${flag}`);
   if (value === "-") {
-    if (ctx.stdin.isTTY) throw argError(ctx, `Refusing to read --${flag} from a terminal; pipe the JSON in.`, `--${flag}`);
+    if (ctx.stdin.isTTY) throw argError(`Refusing to read --${flag} from a terminal; pipe the JSON in.`, `--${flag}`);
     const text = await readStdin(ctx.stdin);
-    if (!text.trim()) throw argError(ctx, `Nothing was read from stdin for --${flag}.`, `--${flag}`);
-    return parseJson(text, `--${flag} (stdin)`, ctx, `--${flag}`);
+    if (!text.trim()) throw argError(`Nothing was read from stdin for --${flag}.`, `--${flag}`);
+    return parseJson(text, `--${flag} (stdin)`, `--${flag}`);
   }
-  if (value.startsWith("@")) return parseJson(readFileArg(ctx, value.slice(1), flag), `--${flag} ${value}`, ctx, `--${flag}`);
+  if (value.startsWith("@")) return parseJson(readFileArg(value.slice(1), flag), `--${flag} ${value}`, `--${flag}`);
   try {
     return JSON.parse(value);
   } catch {
@@ -100,9 +100,9 @@ export async function jsonInput(ctx: DataContext, flag: string): Promise<unknown
   }
   const looksInline = /^\s*[{["]/.test(value);
   if (looksInline || !isFile(value)) {
-    throw argError(ctx, `--${flag} is neither valid JSON nor a readable file: ${JSON.stringify(value.slice(0, 80))}.`, `--${flag}`);
+    throw argError(`--${flag} is neither valid JSON nor a readable file: ${JSON.stringify(value.slice(0, 80))}.`, `--${flag}`);
   }
-  return parseJson(readFileArg(ctx, value, flag), `--${flag} ${value}`, ctx, `--${flag}`);
+  return parseJson(readFileArg(value, flag), `--${flag} ${value}`, `--${flag}`);
 }
 
 function isFile(file: string): boolean {
@@ -114,8 +114,8 @@ function isFile(file: string): boolean {
 }
 
 /** A file's text for a flag, or invalid_args naming the file. */
-export function readFileArg(ctx: DataContext, file: string, flag: string): string {
-  if (!file || !isFile(file)) throw argError(ctx, `--${flag}: no such file ${JSON.stringify(file)}.`, `--${flag}`);
+export function readFileArg(file: string, flag: string): string {
+  if (!file || !isFile(file)) throw argError(`--${flag}: no such file ${JSON.stringify(file)}.`, `--${flag}`);
   return readFileSync(path.resolve(file), "utf8");
 }
 

@@ -105,9 +105,9 @@ function progressLine(chunk: number, chunks: number, sent: number, sendable: num
 
 async function readSource(ctx: DataContext): Promise<string> {
   const file = stringFlag(ctx.flags, "file");
-  if (file === undefined) throw argError(ctx, `${ctx.line} needs --file <path|-> (NDJSON or a JSON array).`, "--file");
-  if (file !== "-") return readFileArg(ctx, file, "file");
-  if (ctx.stdin.isTTY) throw argError(ctx, "Refusing to read --file - from a terminal; pipe the rows in.", "--file");
+  if (file === undefined) throw argError(`${ctx.line} needs --file <path|-> (NDJSON or a JSON array).`, "--file");
+  if (file !== "-") return readFileArg(file, "file");
+  if (ctx.stdin.isTTY) throw argError("Refusing to read --file - from a terminal; pipe the rows in.", "--file");
   return readStdin(ctx.stdin);
 }
 
@@ -126,11 +126,11 @@ export const dataImport: DataVerb = {
   async run(ctx) {
     const keyField = stringFlag(ctx.flags, "key-field");
     const on = stringFlag(ctx.flags, "on");
-    if (keyField !== undefined && on !== undefined) throw argError(ctx, "--key-field and --on cannot be combined: the relay refuses per-row keys with on.", "--on");
+    if (keyField !== undefined && on !== undefined) throw argError("--key-field and --on cannot be combined: the relay refuses per-row keys with on.", "--on");
     const chunkSize = intFlag(ctx, "chunk", 1, MAX_CHUNK) ?? DEFAULT_CHUNK;
     const emitEffects = boolFlag(ctx.flags, "emit-effects");
     const items = parseImport(await readSource(ctx), (message) => {
-      throw argError(ctx, message, "--file");
+      throw argError(message, "--file");
     });
 
     const failures: Failure[] = [];

@@ -17,11 +17,11 @@ function jsonList(ctx: DataContext, flag: string, single: (v: Record<string, unk
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    throw argError(ctx, `--${flag} is not valid JSON: ${(err as Error).message}`, `--${flag}`);
+    throw argError(`--${flag} is not valid JSON: ${(err as Error).message}`, `--${flag}`);
   }
   if (Array.isArray(value)) return value;
   if (typeof value === "object" && value !== null && single(value as Record<string, unknown>)) return [value];
-  throw argError(ctx, `--${flag} must be a JSON array${flag === "where" ? " of { field, op, value }" : " of { field, dir? }"} (or one such object).`, `--${flag}`);
+  throw argError(`--${flag} must be a JSON array${flag === "where" ? " of { field, op, value }" : " of { field, dir? }"} (or one such object).`, `--${flag}`);
 }
 
 export const dataList: DataVerb = {

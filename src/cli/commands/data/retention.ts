@@ -25,15 +25,15 @@ export const dataRetention: DataVerb = {
     const maxAgeDays = intFlag(ctx, "max-age-days", 1, MAX_BOUND);
     const clearRows = boolFlag(ctx.flags, "clear-rows");
     const clearAge = boolFlag(ctx.flags, "clear-age");
-    if (maxRows !== undefined && clearRows) throw argError(ctx, "--max-rows and --clear-rows contradict each other; give one.", "--clear-rows");
-    if (maxAgeDays !== undefined && clearAge) throw argError(ctx, "--max-age-days and --clear-age contradict each other; give one.", "--clear-age");
+    if (maxRows !== undefined && clearRows) throw argError("--max-rows and --clear-rows contradict each other; give one.", "--clear-rows");
+    if (maxAgeDays !== undefined && clearAge) throw argError("--max-age-days and --clear-age contradict each other; give one.", "--clear-age");
     const patch: Record<string, number | null> = {};
     if (maxRows !== undefined) patch.maxRows = maxRows;
     if (clearRows) patch.maxRows = null;
     if (maxAgeDays !== undefined) patch.maxAgeDays = maxAgeDays;
     if (clearAge) patch.maxAgeDays = null;
     const changing = Object.keys(patch).length > 0;
-    if (changing && boolFlag(ctx.flags, "show")) throw argError(ctx, "--show only reads; drop it to change the bounds (the new view is printed anyway).", "--show");
+    if (changing && boolFlag(ctx.flags, "show")) throw argError("--show only reads; drop it to change the bounds (the new view is printed anyway).", "--show");
     const t = await ctx.open();
     const path = `${t.base}/retention`;
     ctx.out.json(changing ? await t.relay.object("PATCH", path, { auth: t.auth, body: patch }) : await t.relay.object("GET", path, { auth: t.auth }));

@@ -21,7 +21,7 @@ export const dataUpsert: DataVerb = {
   async run(ctx) {
     const key = stringFlag(ctx.flags, "key");
     const on = stringFlag(ctx.flags, "on");
-    if (key !== undefined && on !== undefined) throw argError(ctx, "--key and --on cannot be combined: --on finds the row by its unique field.", "--on");
+    if (key !== undefined && on !== undefined) throw argError("--key and --on cannot be combined: --on finds the row by its unique field.", "--on");
     const data = await jsonInput(ctx, "data");
     const t = await ctx.open();
     const body: Record<string, unknown> = { data };
