@@ -13,9 +13,11 @@
 // gone (410) answers. No relay route can make an app dormant, so
 // dormancy is only exercised on the stand-in.
 import { spawn } from "node:child_process";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { connect } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait.ts";
 import { cleanupTempHomes, appPackage, cliPath, relayUrl, root, runCli, tempHome, type CliRun, claimedCliAgent, failed, ok, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
@@ -51,7 +53,86 @@ function lines(run: CliRun): Obj[] {
   });
 }
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * A loopback pass-through to the real relay, for the watches that must be waiting before
+ * a test writes. A watch pointed at it (SERVICE_URL) reaches the relay through it, and so
+ * does its app socket: the relay's app URLs in JSON answers name the tap's port instead
+ * of the relay's. The tap forwards every byte unchanged otherwise, and keeps what the
+ * relay sent down each socket (unmasked, uncompressed text frames) and the long-polls in
+ * flight, so `waiting()` can tell when the watch has caught up and waits for more.
+ */
+interface Tap {
+  url: string;
+  /** The watch has had its socket's first batch, or holds a long-poll: it now waits for entries. */
+  waiting(): boolean;
+  /** Whether the relay has sent `text` down a socket since the last `clear()`. */
+  sent(text: string): boolean;
+  /** Forgets what earlier watches saw. */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+async function relayTap(): Promise<Tap> {
+  const relay = new URL(relayUrl());
+  const relayPort = Number(relay.port);
+  let downstream = "";
+  let heldPolls = 0;
+  const sockets = new Set<import("node:net").Socket>();
+  let port = 0;
+  const toRelayHost = (host: string | undefined) => (host ?? "").replace(/:\d+$/, `:${relayPort}`);
+  const server = createServer((req, res) => {
+    const held = /\/feed\?/.test(req.url ?? "") && !/[?&]wait=0(&|$)/.test(req.url ?? "");
+    if (held) heldPolls++;
+    const upstream = request({ host: "127.0.0.1", port: relayPort, method: req.method, path: req.url, headers: { ...req.headers, host: toRelayHost(req.headers.host), "accept-encoding": "identity" } }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on("data", (c: Buffer) => chunks.push(c));
+      answer.on("end", () => {
+        if (held) heldPolls--;
+        let body = Buffer.concat(chunks);
+        const headers = { ...answer.headers };
+        if (String(headers["content-type"] ?? "").includes("application/json")) {
+          body = Buffer.from(body.toString("utf8").replaceAll(`localhost:${relayPort}`, `localhost:${port}`));
+          headers["content-length"] = String(body.length);
+          delete headers["transfer-encoding"];
+        }
+        res.writeHead(answer.statusCode ?? 502, headers);
+        res.end(body);
+      });
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: import("node:net").Socket, head: Buffer) => {
+    const upstream = connect(relayPort, "127.0.0.1");
+    sockets.add(socket).add(upstream);
+    const lines = [`${req.method} ${req.url} HTTP/1.1`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const [name, value] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
+      lines.push(`${name}: ${name.toLowerCase() === "host" ? toRelayHost(value) : value}`);
+    }
+    upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
+    if (head.length) upstream.write(head);
+    upstream.on("data", (c: Buffer) => { downstream += c.toString("latin1"); });
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+    const end = () => { socket.destroy(); upstream.destroy(); };
+    socket.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  port = (server.address() as { port: number }).port;
+  return {
+    url: `http://localhost:${port}`,
+    waiting: () => downstream.includes('"type":"batch"') || heldPolls > 0,
+    sent: (text) => downstream.includes(text),
+    clear: () => { downstream = ""; },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 afterAll(() => {
   cleanupTempHomes();
@@ -60,7 +141,18 @@ afterAll(() => {
 describe("apps watch against the relay (long-poll fallback)", () => {
   let me: CliAgent;
   let appId: string;
+  let tap: Tap;
   const slug = `watch-${Math.random().toString(36).slice(2, 8)}`;
+
+  /** Starts a watch through the tap; resolves with its run once it waits for new entries. */
+  async function watching(args: string[]): Promise<{ run: Promise<CliRun> }> {
+    tap.clear();
+    const run = me.cli(["apps", "watch", ...args], { env: { SERVICE_URL: tap.url } });
+    let ended = false;
+    void run.then(() => { ended = true; });
+    await waitFor(() => tap.waiting() || ended, { timeout: 30_000, message: "the watch waiting for new entries" });
+    return { run };
+  }
 
   async function write(method: string, collection: string, key: string, data?: Obj): Promise<void> {
     const base = `${relayUrl()}/v1/apps/${appId}/collections/${collection}`;
@@ -74,6 +166,11 @@ describe("apps watch against the relay (long-poll fallback)", () => {
     me = await claimedCliAgent("cli-watch-test");
     const dir = appPackage(manifest(), "watch");
     appId = ok(await me.cli(["deploy", dir, "--slug", slug])).json<{ app_id: string }>().app_id;
+    tap = await relayTap();
+  });
+
+  afterAll(async () => {
+    await tap?.close();
   });
 
   it("--timeout with nothing to read ends with ws_timeout and exit 1", async () => {
@@ -89,10 +186,9 @@ describe("apps watch against the relay (long-poll fallback)", () => {
   it("--once prints the next entry written while it waits, as one compact line", async () => {
     await write("POST", "notes", "n1", { text: "one" });
     await write("POST", "notes", "n2", { text: "two" });
-    const watching = me.cli(["apps", "watch", slug, "--since", "2", "--once", "--timeout", "40"]);
-    await delay(2500);
+    const watch = await watching([slug, "--since", "2", "--once", "--timeout", "40"]);
     await write("POST", "tasks", "t1", { title: "three" });
-    const run = ok(await watching);
+    const run = ok(await watch.run);
     expect(run.stderr).toBe("");
     expect(lines(run)).toEqual([{
       seq: 3, op: "create", collection_name: "tasks", row_key: "t1", row_version: 1, data: { title: "three" },
@@ -125,12 +221,13 @@ describe("apps watch against the relay (long-poll fallback)", () => {
     const both = endedWith(await me.cli(["apps", "watch", slug, "--collection", " tasks,notes ", "--timeout", "2"]), "ws_timeout");
     expect(lines(both).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
 
-    const watching = me.cli(["apps", "watch", slug, "--since", "5", "--collection", "tasks", "--once", "--timeout", "40"]);
-    await delay(2000);
+    const watch = await watching([slug, "--since", "5", "--collection", "tasks", "--once", "--timeout", "40"]);
     await write("POST", "notes", "n3", { text: "not this one" });
-    await delay(500);
+    // The socket filters nothing: the watch gets n3, drops it and goes on waiting (a
+    // long-poll filters at the relay, so there nothing comes down for n3).
+    await waitFor(() => tap.sent('"row_key":"n3"') || !tap.sent('"type":"batch"'), { message: "n3 reaching the watch" });
     await write("POST", "tasks", "t2", { title: "this one" });
-    expect(lines(ok(await watching))).toEqual([expect.objectContaining({ seq: 7, collection_name: "tasks", row_key: "t2" })]);
+    expect(lines(ok(await watch.run))).toEqual([expect.objectContaining({ seq: 7, collection_name: "tasks", row_key: "t2" })]);
   });
 
   it("--collection naming a collection the app does not declare → collection_not_found, exit 1, nothing printed", async () => {
@@ -140,13 +237,15 @@ describe("apps watch against the relay (long-poll fallback)", () => {
   });
 
   it("exits 0 on Ctrl-C", async () => {
+    tap.clear();
     const child = spawn(cliPath, ["apps", "watch", slug, "--since", "1000"], {
-      cwd: root, env: { PATH: process.env.PATH ?? "", HOME: tempHome(), SERVICE_URL: relayUrl(), SERVICE_API_KEY: me.key }, stdio: ["ignore", "pipe", "pipe"],
+      cwd: root, env: { PATH: process.env.PATH ?? "", HOME: tempHome(), SERVICE_URL: tap.url, SERVICE_API_KEY: me.key }, stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
     child.stderr.on("data", (d) => { stderr += d; });
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    await delay(3000);
+    // Ctrl-C is the watch's to handle only once it watches; before that it is Node's.
+    await waitFor(() => tap.waiting() || child.exitCode !== null, { timeout: 30_000, message: "the watch waiting for new entries" });
     const sent = Date.now();
     child.kill("SIGINT");
     const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

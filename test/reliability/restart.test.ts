@@ -15,6 +15,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait.ts";
 // @ts-expect-error plain ESM helper shared with `npm start`
 import { freePort, startRelay } from "../../scripts/relay-process.mjs";
 
@@ -37,26 +38,20 @@ const KILLS: Array<{ afterAcks: number; signal: "SIGTERM" | "SIGKILL" }> = [
 ];
 const REQUEST_TIMEOUT_MS = 15_000;
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fakeIp = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
 const keyOf = (i: number) => `row-${String(i).padStart(4, "0")}`;
 
 /** Resolves once nothing accepts connections on the port any more (bounded). */
 async function portClosed(port: number, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: "127.0.0.1", port });
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
+  const accepts = () => new Promise<boolean>((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
     });
-    if (!open) return;
-    await delay(200);
-  }
-  throw new Error(`port ${port} still accepts connections after ${timeoutMs} ms`);
+    socket.once("error", () => resolve(false));
+  });
+  await waitFor(async () => !(await accepts()), { timeout: timeoutMs, interval: 200, message: `port ${port} refusing connections` });
 }
 
 /**
@@ -66,10 +61,6 @@ async function portClosed(port: number, timeoutMs = 20_000): Promise<void> {
 async function stopRelay(relay: Relay | null, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
   if (!relay) return;
   const exited = () => relay.child.exitCode !== null || relay.child.signalCode !== null;
-  const exit = new Promise<void>((resolve) => {
-    if (exited()) resolve();
-    else relay.child.once("exit", () => resolve());
-  });
   if (signal === "SIGTERM") relay.stop();
   else {
     try {
@@ -78,14 +69,15 @@ async function stopRelay(relay: Relay | null, signal: "SIGTERM" | "SIGKILL" = "S
       /* already gone */
     }
   }
-  await Promise.race([exit, delay(15_000)]);
+  // Bounded: a relay that has not exited in time is killed outright below.
+  await waitFor(exited, { timeout: 15_000, interval: 50 }).catch(() => undefined);
   if (!exited()) {
     try {
       process.kill(-relay.child.pid!, "SIGKILL");
     } catch {
       /* already gone */
     }
-    await Promise.race([exit, delay(5_000)]);
+    await waitFor(exited, { timeout: 5_000, interval: 50 }).catch(() => undefined);
   }
   await portClosed(relay.port);
 }

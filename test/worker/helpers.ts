@@ -6,6 +6,7 @@ import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:
 import { expect } from "vitest";
 import worker from "../../workers/relay";
 import { catalogue, type ErrorCode } from "../../src/errors";
+import { clockPast } from "../support/wait";
 
 export const API = "http://localhost:8787";
 
@@ -238,9 +239,13 @@ export async function claimedAgent(human: SignedIn, name?: string): Promise<Regi
   return agent;
 }
 
-/** Waits until at least `margin` seconds remain in the limiter's current fixed window. */
+/**
+ * Waits until at least `margin` seconds remain in the limiter's current fixed window: a
+ * time wait, since the window is the limiter's clock; when it is too near its end, the
+ * next window has begun once the clock is past this one.
+ */
 export async function awaitFreshWindow(windowSeconds = 60, margin = 8): Promise<void> {
   const windowMs = windowSeconds * 1000;
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < margin * 1000) await new Promise((r) => setTimeout(r, left + 50));
+  const now = Date.now();
+  if (windowMs - (now % windowMs) < margin * 1000) await clockPast(now, windowMs);
 }

@@ -7,6 +7,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, claimedAgent, count, expectError, json, signIn } from "../helpers";
+import { waitFor } from "../../support/wait";
 import {
   CREDENTIAL_VIEW_KEYS, DAY, offBy, past, setCredentialColumn, setup, sibling, unchanged, type CredentialView, type Row,
 } from "./fixtures";
@@ -178,12 +179,8 @@ describe("listing", () => {
     const app = await setup();
     const minted = await app.mint({ grants: [{ collection: "notes", ops: ["read"] }] });
     await json(await app.withToken(minted.token, app.rows("notes")), 200);
-    // The touch runs after the response; give it a moment.
-    let used: string | null = null;
-    for (let i = 0; i < 50 && !used; i++) {
-      used = (await app.credential(minted.id)).last_used_at;
-      if (!used) await new Promise((r) => setTimeout(r, 20));
-    }
+    // The touch runs after the response: poll until it has landed.
+    const used = await waitFor(async () => (await app.credential(minted.id)).last_used_at, { message: "last_used_at recorded" });
     expect(used).toMatch(ISO);
   });
 });

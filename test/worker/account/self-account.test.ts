@@ -9,6 +9,7 @@ import { API, call, callWith, expectError, json, signIn, type SignedIn } from ".
 import { recordFlow } from "../../../src/account/usage";
 import { MAX_PUSH_SUBSCRIPTIONS } from "../../../src/account/push";
 import { anotherApp, setup } from "./fixtures";
+import { clockPast } from "../../support/wait";
 
 type Obj = Record<string, unknown>;
 
@@ -186,7 +187,8 @@ describe("push subscriptions", () => {
     for (let i = 0; i < MAX_PUSH_SUBSCRIPTIONS + 2; i++) {
       urls.push(endpoint());
       await json(await subscribe(me, { endpoint: urls[i], keys: await browserKeys() }), 201);
-      await new Promise((r) => setTimeout(r, 2));
+      // Each save in a later millisecond, so "least recently saved" is one order.
+      await clockPast();
     }
     const kept = (await subscriptions(me.humanId)).map((r) => r.endpoint).sort();
     expect(kept).toEqual(urls.slice(2).sort());

@@ -7,6 +7,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { API, call, expectError, json, signIn, type SignedIn } from "../helpers";
 import { anotherApp, member, setup, state } from "./fixtures";
+import { clockPast } from "../../support/wait";
 
 type Item = Record<string, unknown> & { id: string };
 
@@ -99,11 +100,12 @@ describe("views and recent apps", () => {
 
     const first = await json<Record<string, unknown>>(await view(me, s.app.app_id), 200);
     expect(first).toMatchObject({ app_id: s.app.app_id, view_count: 1 });
-    await new Promise((r) => setTimeout(r, 5));
+    // Each view in a later millisecond, so "most recent first" is one order.
+    await clockPast();
     await json(await view(me, other.app.slug), 200);
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast();
     await json(await view(me, second.app_id), 200);
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast();
     const again = await json<Record<string, unknown>>(await view(me, s.app.app_id), 200);
     expect(again.view_count).toBe(2);
     expect(String(again.last_viewed_at) > String(first.last_viewed_at)).toBe(true);
@@ -139,7 +141,8 @@ describe("GET /v1/self/apps/deleted", () => {
     expect(await list(s.who.human, "/v1/self/apps/deleted")).toEqual([]);
     await json(await favorite(s.who.human, s.app.app_id, true), 200);
     await json(await call(s.path, { method: "DELETE", key: s.key }), 200);
-    await new Promise((r) => setTimeout(r, 5));
+    // The second deletion in a later millisecond, so "newest deletion first" is one order.
+    await clockPast();
     await json(await call(`/v1/apps/${second.app_id}`, { method: "DELETE", key: s.key }), 200);
     const items = await list(s.who.human, "/v1/self/apps/deleted");
     expect(items.map((i) => [i.id, i.status, i.favorite])).toEqual([[second.app_id, "deleted", false], [s.app.app_id, "deleted", true]]);

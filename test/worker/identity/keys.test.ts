@@ -3,6 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, count, expectError, json, keyStatus, register, snapshot } from "../helpers";
+import { waitFor } from "../../support/wait";
 
 interface KeyView {
   agent_id: string;
@@ -35,13 +36,9 @@ describe("GET /v1/keys", () => {
   it("records last use", async () => {
     const agent = await register();
     await json(await call("/v1/keys", { key: agent.api_key }), 200);
-    // The touch runs after the response (waitUntil); give it a moment.
-    let seen: string | null = null;
-    for (let i = 0; i < 50 && seen === null; i++) {
-      seen = (await json<KeyView>(await call("/v1/keys", { key: agent.api_key }), 200)).last_used_at;
-      if (seen === null) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(new Date(seen!).toISOString()).toBe(seen);
+    // The touch runs after the response (waitUntil): poll until it has landed.
+    const seen = await waitFor(async () => (await json<KeyView>(await call("/v1/keys", { key: agent.api_key }), 200)).last_used_at, { message: "last_used_at recorded" });
+    expect(new Date(seen).toISOString()).toBe(seen);
   });
 
   it("no key → 401 unauthorized; unknown key → 401 invalid_api_key", async () => {

@@ -6,6 +6,7 @@ import { SELF } from "cloudflare:test";
 import { afterEach, expect } from "vitest";
 import { call, freshIp, json } from "../helpers";
 import { appCall, deploy, owner, ownerToken, type AppCallOptions, type Deployed, type Owner } from "../serve/helpers";
+import { clockPast, quietFor, waitFor } from "../../support/wait";
 
 export type Obj = Record<string, unknown>;
 export type Frame = Record<string, unknown> & { type: string };
@@ -117,7 +118,8 @@ export class Socket {
         return await Socket.subscribe(socket, since);
       } catch (err) {
         if (attempt >= 5 || socket.closed?.code !== 1012 || socket.frames.length > 0) throw err;
-        await new Promise((r) => setTimeout(r, 5));
+        // Turned away in the withdrawal's millisecond: try again in a later one.
+        await clockPast();
       }
     }
   }
@@ -151,20 +153,15 @@ export class Socket {
     return this.frames.shift()!;
   }
 
-  /** Proves that nothing arrives for `ms`. */
+  /** Proves that nothing arrives for `ms` (a negative, so a time wait). */
   async quiet(ms = 300): Promise<void> {
-    await new Promise((r) => setTimeout(r, ms));
+    await quietFor(ms);
     expect(this.frames).toEqual([]);
   }
 
   /** Waits for the close event. */
   async whenClosed(ms = 3000): Promise<{ code: number; reason: string }> {
-    const deadline = Date.now() + ms;
-    while (!this.closed) {
-      if (Date.now() > deadline) throw new Error("socket did not close in time");
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return this.closed;
+    return waitFor(() => this.closed, { timeout: ms, message: "the socket closing" });
   }
 
   close(): void {

@@ -16,6 +16,7 @@ import { setGrantColumn, setup, type App } from "../access/fixtures";
 import { agentCreate, liveApp, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grant, shareProtocols as share } from "./helpers";
 import { issuedBeforeMembership } from "../../../src/http/serve/access";
 import { stageWithdrawal } from "../withdrawals";
+import { clockPast } from "../../support/wait";
 
 const sockets = socketsClosedAfterEach();
 
@@ -38,10 +39,9 @@ async function closedWithNothing(socket: Socket, code: number): Promise<void> {
   expect(entriesIn(socket.frames)).toEqual([]);
 }
 
-/** Sleeps until the wall clock is past `iso` (plus a margin). */
+/** A time wait: until the wall clock is past the expiry `iso` (plus a margin). */
 async function until(iso: string, margin = 50): Promise<void> {
-  const wait = Date.parse(iso) + margin - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await clockPast(Date.parse(iso) + margin);
 }
 
 async function refused(slug: string, protocols: string[]): Promise<number> {

@@ -11,6 +11,7 @@ import { appCall, grantFor, type SessionAnswer } from "../serve/helpers";
 import { appAccessFor } from "../../../src/http/serve/access";
 import { findAppBySlug } from "../../../src/db/apps";
 import { member, team } from "./fixtures";
+import { clockPast } from "../../support/wait";
 
 async function memberToken(human: SignedIn, slug: string): Promise<SessionAnswer> {
   const grant = await grantFor(human, slug);
@@ -109,7 +110,7 @@ describe("a member on the app origin", () => {
     const { token: old } = await memberToken(friend, t.app.slug);
     await call(`${t.path}/members/${friend.humanId}`, { method: "DELETE", key: t.key });
     // Token issue times are whole seconds: step past the second the old token was issued in.
-    await new Promise((r) => setTimeout(r, 1100));
+    await clockPast(Date.now(), 1000);
     await json(await call(`${t.path}/members`, { key: t.key, json: { email: friend.email } }), 201);
     await expectError(await appCall(t.app.slug, "/_svc/session", { token: old }), 401, "unauthorized");
     const { token: fresh } = await memberToken(friend, t.app.slug);

@@ -13,6 +13,7 @@ import { accept, mailedToken } from "../account/fixtures";
 import { forgetAgentLookup } from "../../../src/http/middleware/agent-key-cache";
 import { stageWithdrawal } from "../withdrawals";
 import { appStore } from "../../../src/apps/store";
+import { clockPast } from "../../support/wait";
 
 const note = (i: number) => ({ title: `note ${i}` });
 /** The app's store, called directly as the Worker would (typed by its RPC surface). */
@@ -112,9 +113,10 @@ describe("the store re-judges a call checked before a change it has heard of", (
   it("a withdrawal that changed nothing for this caller: checked again, then written once", async () => {
     const ctx = await warmed();
     const before = await rowCount(ctx);
-    await recordWithdrawal(ctx, Date.now(), null);
+    const withdrawnAt = Date.now();
+    await recordWithdrawal(ctx, withdrawnAt, null);
     // The fresh check must come after it, not in the same millisecond (which counts as before).
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(withdrawnAt);
     const row = await ctx.create("tasks", note(2));
     expect(row.data).toEqual(note(2));
     expect(await rowCount(ctx)).toBe(before + 1);

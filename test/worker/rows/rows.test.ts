@@ -4,6 +4,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { expectError, json } from "../helpers";
 import { days, DELETED_KEYS, FEED_KEYS, ISO, ROW_KEYS, setup, type Ctx, type DeletedRow, type Row } from "./fixtures";
+import { clockPast } from "../../support/wait";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -27,7 +28,6 @@ async function deletedList(ctx: Ctx, collection: string, query = "", who: "agent
   return json(await ctx.as(who)(ctx.path(collection, `/deleted${query}`)), 200);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("get", () => {
   it("answers { row } for a live row; 404 row_not_found for a missing, deleted or purged one", async () => {
@@ -55,7 +55,8 @@ describe("update (PATCH)", () => {
   it("replaces data, bumps the version, stamps the editor and keeps the creator", async () => {
     const ctx = await setup();
     const row = await ctx.create("tasks", { title: "a", n: 1, tags: ["x"] });
-    await sleep(5);
+    // The edit in a later millisecond than the create, so updated_at must move forward.
+    await clockPast(Date.parse(row.updated_at));
     const v2 = await ctx.update("tasks", row.key, { title: "b" }, {}, "owner");
     expect(v2).toEqual({
       ...row, data: { title: "b" }, version: 2, author: ctx.humanAuthor, editor: ctx.humanAuthor, creator: ctx.agentAuthor,
@@ -172,10 +173,11 @@ describe("deleted list", () => {
     const a = await ctx.create("tasks", { title: "a" });
     const b = await ctx.create("tasks", { title: "b" }, {}, "owner");
     const c = await ctx.create("tasks", { title: "c" });
+    // Each deletion in a later millisecond, so "newest deletion first" is one order.
     await ctx.remove("tasks", a.key, "owner");
-    await sleep(3);
+    await clockPast();
     await ctx.remove("tasks", b.key);
-    await sleep(3);
+    await clockPast();
     await ctx.remove("tasks", c.key);
     const list = await deletedList(ctx, "tasks");
     expect(Object.keys(list).sort()).toEqual(["next_before", "rows"]);
