@@ -39,10 +39,9 @@ export default defineConfig({
           environment: "node",
           include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts", "test/structure/**/*.test.ts"],
           globalSetup: ["./test/support/relay-global-setup.ts"],
+          // Real processes and real time, and no retry: a test that waits polls for what it
+          // waits for (test/support/wait.ts), so a failure is a failure.
           testTimeout: 60_000,
-          // Real processes and real time: one retry absorbs a slow machine; a real break
-          // still fails both attempts.
-          retry: 1,
           hookTimeout: 120_000,
           fileParallelism: false,
         },
