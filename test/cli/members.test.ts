@@ -3,7 +3,7 @@
 // first), set-role (--custom-role a,b or --clear-role; refusals from the relay), remove
 // (idempotent, { removed, app_id, human_id }; the owner refused), roles, and the local
 // argv errors, which never reach the relay.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanupTempHomes, fakeIp, mintClaimCode, relayUrl, runCli, signIn, tempHome, uniqueEmail, type CliRun, type RunOptions } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
@@ -72,8 +72,14 @@ afterAll(() => {
 });
 
 describe("service members", () => {
+  // One owning agent for the file: each test deploys an app of its own and changes only
+  // that app's members, never the agent.
+  let me: Agent;
+  beforeAll(async () => {
+    me = await claimedAgent();
+  });
+
   it("add, list, set-role, roles and remove, by id and by slug", async () => {
-    const me = await claimedAgent();
     const app = await deployApp(me);
     const friendEmail = uniqueEmail("members-friend");
     await signIn(friendEmail);
@@ -108,7 +114,6 @@ describe("service members", () => {
   });
 
   it("add mails an invitation to an address without an account", async () => {
-    const me = await claimedAgent();
     const app = await deployApp(me);
     const email = uniqueEmail("members-invitee");
     const invited = ok(await me.cli(["members", "add", "--app", app.slug, "--email", email, "--role", "member"])).json<Obj>();
@@ -120,7 +125,6 @@ describe("service members", () => {
   });
 
   it("relays the relay's refusals: undeclared role, the owner, another owner's app", async () => {
-    const me = await claimedAgent();
     const app = await deployApp(me);
     const friendEmail = uniqueEmail("members-friend");
     await signIn(friendEmail);

@@ -3,7 +3,7 @@
 // a plain explanation by default and the relay's answer with --json; relay refusals
 // (a second offer while one is pending, nothing to cancel) and local argv errors, which
 // never reach the relay.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimedCliAgent, cleanupTempHomes, failed, fakeIp, ok, relayUrl, uniqueEmail, type CliAgent } from "./helpers.ts";
 
 type Obj = Record<string, unknown>;
@@ -32,8 +32,13 @@ afterAll(() => {
 });
 
 describe("service apps transfer", () => {
+  // One agent for the file: each test deploys an app of its own and offers only that app.
+  let me: CliAgent;
+  beforeAll(async () => {
+    me = await claimedCliAgent("cli-transfer-test");
+  });
+
   it("offer, show and cancel: plain text by default, the relay's answer with --json", async () => {
-    const me = await claimedCliAgent("cli-transfer-test");
     const app = await deployApp(me);
     const to = uniqueEmail("transfer-to");
 
@@ -72,7 +77,6 @@ describe("service apps transfer", () => {
   });
 
   it("local argv errors never reach the relay; an unknown app or address is the relay's refusal", async () => {
-    const me = await claimedCliAgent("cli-transfer-test");
     const app = await deployApp(me);
     const to = uniqueEmail("transfer-argv");
     for (const args of [[], ["--show", "--cancel"], ["--to", to, "--show"], ["--to", to, "--remove-me", "--keep-as-member"], ["--remove-me"], ["--keep-as-member", "--show"]]) {
