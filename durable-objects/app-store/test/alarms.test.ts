@@ -1,0 +1,110 @@
+// The store's due work (alarms.ts): each job records when it must run next, the one alarm
+// is set for the earliest, a failing job comes back on its own after a growing delay while
+// the others still run, a wake of the store re-arms whatever is still due, and an outbox
+// the queue refuses stays, its attempts counted, until a later flush succeeds.
+import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { DueWork } from "../alarms";
+import { setup, manifestOf, type Ctx } from "../../../test/worker/rows/fixtures";
+import { waitFor } from "../../../test/support/wait";
+
+const withWebhook = {
+  ...manifestOf({ notes: { read: ["owner"], write: ["owner"], delete: ["owner"] } }),
+};
+(withWebhook["x-service-manifest"] as Record<string, unknown>).webhooks = [{ on: "create", collection: "notes", url: "http://127.0.0.1:9/hook" }];
+
+type DueRow = { job: string; at: number; failures: number };
+
+function dueRows(ctx: Ctx): Promise<DueRow[]> {
+  return ctx.sql((sql) => sql.exec<DueRow>("SELECT job, at, failures FROM _svc_due ORDER BY job").toArray().map((row) => ({ ...row, at: Number(row.at), failures: Number(row.failures) })));
+}
+
+describe("due work", () => {
+  it("a write that records an effect makes the flush due within a second, and the alarm is set for it", async () => {
+    const ctx = await setup(withWebhook);
+    const before = Date.now();
+    await ctx.create("notes", { text: "one" });
+    const [flush] = (await dueRows(ctx)).filter((row) => row.job === "flush");
+    expect(flush.at).toBeGreaterThanOrEqual(before + 1_000);
+    expect(flush.at).toBeLessThanOrEqual(Date.now() + 1_000);
+    const alarm = await ctx.sql((_, __, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThanOrEqual(flush.at);
+
+    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
+    expect((await dueRows(ctx)).map((row) => row.job)).not.toContain("flush");
+    expect(await ctx.sql((sql) => sql.exec("SELECT id FROM _svc_outbox").toArray())).toEqual([]);
+  });
+
+  it("a job that throws comes back after a delay that doubles per failure, without holding up the others, and a success clears its count", async () => {
+    const ctx = await setup(withWebhook);
+    const ran: string[] = [];
+    // One ring with a failing flush; answers the due rows and the alarm it set, then takes
+    // the alarm away so the platform does not ring it for real meanwhile.
+    const failingRing = () => ctx.sql(async (sql, __, state) => {
+      await new DueWork(state.storage).ring({
+        flush: () => { throw new Error("the queue is down"); },
+        sweep: () => { ran.push("sweep"); return null; },
+        expiry: () => { ran.push("expiry"); return null; },
+      });
+      const alarm = await state.storage.getAlarm();
+      await state.storage.deleteAlarm();
+      const rows = sql.exec<DueRow>("SELECT job, at, failures FROM _svc_due").toArray().map((row) => ({ ...row, at: Number(row.at), failures: Number(row.failures) }));
+      return { alarm, rows };
+    });
+    const first = Date.now();
+    const once = await failingRing();
+    expect(once.rows).toEqual([{ job: "flush", at: expect.any(Number), failures: 1 }]);
+    expect(once.rows[0].at - first).toBeGreaterThanOrEqual(1_000);
+    expect(once.rows[0].at - Date.now()).toBeLessThanOrEqual(1_000);
+    expect(once.alarm).toBe(once.rows[0].at);
+    expect(ran).toEqual(["sweep", "expiry"]);
+
+    const second = Date.now();
+    const twice = await failingRing();
+    expect(twice.rows).toEqual([{ job: "flush", at: expect.any(Number), failures: 2 }]);
+    expect(twice.rows[0].at - second).toBeGreaterThanOrEqual(2_000);
+
+    await ctx.sql((_, __, state) => new DueWork(state.storage).ring({ flush: () => null, sweep: () => null, expiry: () => null }));
+    expect(await dueRows(ctx)).toEqual([]);
+  });
+
+  it("a wake of the store sets the alarm again for work still due, even after an alarm was lost", async () => {
+    const ctx = await setup(withWebhook);
+    await ctx.create("notes", { text: "one" });
+    const [flush] = await dueRows(ctx);
+    expect(flush.job).toBe("flush");
+    await ctx.sql(async (_, instance, state) => {
+      await state.storage.deleteAlarm();
+      // A fresh instance over the same storage, as after eviction: its constructor re-arms.
+      const Store = instance.constructor as new (state: DurableObjectState, env: Env) => unknown;
+      new Store(state, env);
+    });
+    const alarm = await waitFor(() => ctx.sql((_, __, state) => state.storage.getAlarm()), { message: "the alarm is set again" });
+    expect(alarm).toBe(flush.at);
+  });
+
+  it("an outbox entry the queue refuses stays, counts the attempt, and the flush comes back later", async () => {
+    const ctx = await setup(withWebhook);
+    // An effect whose message is past the queue's 128 KB limit, so the real queue refuses
+    // it; recorded behind the store's back with an alarm far off, so only the forced ring runs.
+    await ctx.list("notes"); // the store learns which app it is
+    const payload = (data: string) => JSON.stringify({ seq: 1, op: "create", collection: "notes", key: "k", version: 1, data, suppressed: false });
+    await ctx.sql(async (sql, __, state) => {
+      sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES ('webhooks', 'w0', ?, ?)", payload("x".repeat(200_000)), new Date().toISOString());
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    const before = Date.now();
+    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
+    const entries = await ctx.sql((sql) => sql.exec<{ attempts: number }>("SELECT attempts FROM _svc_outbox").toArray());
+    expect(entries.map((entry) => Number(entry.attempts))).toEqual([1]);
+    const [flush] = (await dueRows(ctx)).filter((row) => row.job === "flush");
+    expect(flush.at - before).toBeGreaterThanOrEqual(2_000);
+    expect(await ctx.sql((_, __, state) => state.storage.getAlarm())).toBe(flush.at);
+
+    // Once the entry fits, the next flush hands it over and it leaves.
+    await ctx.sql((sql) => sql.exec("UPDATE _svc_outbox SET payload = ?", payload("fits")));
+    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
+    expect(await ctx.sql((sql) => sql.exec("SELECT id FROM _svc_outbox").toArray())).toEqual([]);
+  });
+});
