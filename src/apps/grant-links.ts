@@ -4,11 +4,11 @@
  * where list. The page exchanges the token once (POST /_svc/grant on the app origin) for
  * a per-holder credential (`grh_…`) it keeps in localStorage: a once link is claimed by
  * the first browser, a multi link admits new holders until `max_uses`. Every request a
- * holder makes is judged as the `grant` principal that `grantPrincipalFor` builds, and
- * the link's state is read again each time, so a revoked or expired link stops its
- * holders on their next request. A feed socket cannot be re-checked per frame, so it
- * carries the link's expiry (the store closes it then), and revoking the link closes the
- * open sockets of every holder it minted.
+ * holder makes is judged as the `grant` principal that `grantPrincipalFor`
+ * (src/auth/grant-holder.ts) builds, and the link's state is read again each time, so a
+ * revoked or expired link stops its holders on their next request. A feed socket cannot
+ * be re-checked per frame, so it carries the link's expiry (the store closes it then),
+ * and revoking the link closes the open sockets of every holder it minted.
  *
  * The holder is its own identity: the principal's `grantId` (and so the row stamp
  * `{ kind: "grant", id }`) is the HOLDER's id, so `<role>:own`, `creator` and `editor`
@@ -26,7 +26,7 @@ import {
 import { isSecretOf, mintSecret, newId, sha256Hex } from "../auth/tokens";
 import type { CompiledManifest } from "../manifest";
 import { RESERVED_NAMES } from "../manifest/permissions";
-import type { Cond, GrantPin, Principal } from "../permissions";
+import type { Cond, GrantPin } from "../permissions";
 
 export const GRANT_DEFAULT_TTL_SECONDS = 30 * 86_400;
 /** Names that are never custom roles (spec A: built-in roles and subjects cannot be custom roles). */
@@ -144,12 +144,13 @@ export async function revokeGrant(env: Cloudflare.Env, app: AppRow, id: string):
   return grantLinkOf(env, app, id);
 }
 
-function servable(app: AppRow): boolean {
+/** Whether the app can serve a link or its holders: not deleted, not suspended. */
+export function servable(app: AppRow): boolean {
   return app.status !== "deleted" && app.status !== "suspended";
 }
 
 /** Why a link cannot admit anyone now, or null when it can serve. */
-function linkRefusal(link: GrantLinkRow, now: number): "revoked" | "expired" | null {
+export function linkRefusal(link: GrantLinkRow, now: number): "revoked" | "expired" | null {
   if (link.revokedAt) return "revoked";
   if (Date.parse(link.expiresAt) <= now) return "expired";
   return null;
@@ -217,43 +218,4 @@ export async function exchangeGrant(env: Env, app: AppRow, grantToken: string, r
     throw grantInvalid((fresh && linkRefusal(fresh, Date.now())) ?? "spent");
   }
   return exchangeResult(link, holder, token, false);
-}
-
-/** The grant principal, or null; see `grantPrincipalFor`. */
-export type GrantPrincipal = Extract<Principal, { kind: "grant" }>;
-
-/** A holder credential that holds: its principal, and when its link expires (ISO time). */
-export interface GrantHolding {
-  principal: GrantPrincipal;
-  expiresAt: string;
-}
-
-/**
- * THE entry point for the app origin's data paths (same-origin endpoints, the socket):
- * given the served app and the bearer a page presented (`grh_…`, from the exchange), the
- * permission principal to hand to the AppStore — `{ kind: "grant", grantId: <holder id>,
- * linkId, role, pin, ip }` — or null when the credential does not hold on this app (unknown or
- * forged, another app's, its link revoked or expired, the app deleted or suspended).
- * Answer null with 401 `grant_invalid`. The link is read on every call: no caching, so a
- * revoke takes effect on the holder's next request.
- */
-export async function grantPrincipalFor(env: Env, app: AppRow, credential: string, opts: { ip?: string } = {}): Promise<GrantPrincipal | null> {
-  return (await grantHoldingFor(env, app, credential, opts))?.principal ?? null;
-}
-
-/** `grantPrincipalFor` with the link's expiry too, for callers that outlive the request (the feed socket). */
-export async function grantHoldingFor(env: Env, app: AppRow, credential: string, opts: { ip?: string } = {}): Promise<GrantHolding | null> {
-  if (!isSecretOf("grantHolder", credential) || !servable(app)) return null;
-  const held = await findGrantHolder(env, credential);
-  if (!held || held.holder.appId !== app.id || held.link.appId !== app.id) return null;
-  if (linkRefusal(held.link, Date.now())) return null;
-  return {
-    principal: { kind: "grant", grantId: held.holder.id, linkId: held.link.id, role: held.link.role, pin: pinOf(held.link), ...(opts.ip ? { ip: opts.ip } : {}) },
-    expiresAt: held.link.expiresAt,
-  };
-}
-
-/** Whether a bearer value is shaped like a grant holder credential (`grh_` + 32 hex). */
-export function isGrantHolderToken(value: string): boolean {
-  return isSecretOf("grantHolder", value);
 }

@@ -8,25 +8,21 @@
  * the holder as an anonymous visitor: what the manifest grants `anyone` is what they get.
  * Transferring the app revokes its preview tokens. A feed socket opened with a token
  * carries the token's id and expiry: the store closes it when the token expires, and
- * revoking the token closes it at once.
+ * revoking the token closes it at once. This module mints, lists and revokes; checking a
+ * presented token is src/auth/preview-token.ts.
  */
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { RelayError } from "../errors";
 import { db } from "../db/client";
 import { previewTokens } from "../db/account-schema";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { endSockets } from "./sockets";
+import { PREVIEW_PREFIX } from "../auth/preview-token";
 
 type Row = typeof previewTokens.$inferSelect;
 
-export const PREVIEW_PREFIX = "prv_";
 export const PREVIEW_DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
 export const PREVIEW_MAX_TTL_SECONDS = 30 * 24 * 3600;
-const PATTERN = /^prv_[0-9a-f]{32}$/;
-
-export function isPreviewToken(value: string): boolean {
-  return PATTERN.test(value);
-}
 
 export interface PreviewView {
   id: string;
@@ -70,24 +66,3 @@ export async function revokePreview(env: Env, appId: string, id: string): Promis
   if (!row.revokedAt) await d.update(previewTokens).set({ revokedAt: nowIso() }).where(and(eq(previewTokens.id, id), isNull(previewTokens.revokedAt)));
   await endSockets(env, appId, { previewTokenId: id }, "preview token revoked");
 }
-
-/** A live preview token: its id and when it expires (ISO time). */
-export interface LivePreview {
-  id: string;
-  expiresAt: string;
-}
-
-/** The live (unexpired, unrevoked) preview token of `appId` that `token` is, or null. */
-export async function livePreview(env: { DB: D1Database }, appId: string, token: string): Promise<LivePreview | null> {
-  if (!isPreviewToken(token)) return null;
-  const row = (await db(env).select({ id: previewTokens.id, expiresAt: previewTokens.expiresAt }).from(previewTokens)
-    .where(and(eq(previewTokens.tokenHash, await sha256Hex(token)), eq(previewTokens.appId, appId), isNull(previewTokens.revokedAt), gt(previewTokens.expiresAt, nowIso())))
-    .limit(1))[0];
-  return row ?? null;
-}
-
-/** Whether `token` is a live (unexpired, unrevoked) preview token of `appId`. */
-export async function previewTokenValid(env: { DB: D1Database }, appId: string, token: string): Promise<boolean> {
-  return (await livePreview(env, appId, token)) !== null;
-}
-

@@ -1,6 +1,7 @@
 /**
  * Where an app lives: `<scheme>://<slug>.<APPS_DOMAIN>/`, the scheme following the API
- * origin's (http locally, https in production), and the reverse lookup from a Host.
+ * origin's (http locally, https in production), the reverse lookup from a Host, and
+ * where a person signs in to it.
  */
 import type { Config } from "../config";
 
@@ -16,4 +17,9 @@ export function slugFromHost(host: string, appsDomain: string): string | null {
   if (!h.endsWith(suffix)) return null;
   const label = h.slice(0, -suffix.length);
   return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label) ? label : null;
+}
+
+/** Where a person signs in to an app: the API origin's `/authorize` for its slug. */
+export function authorizeUrl(cfg: Config, slug: string): string {
+  return `${cfg.apiOrigin}/authorize?app=${encodeURIComponent(slug)}`;
 }

@@ -63,6 +63,13 @@ export function newId(prefix = ""): string {
   return `${prefix}${prefix ? "" : "a"}${time}${rand}`;
 }
 
+const LAST_USE_EVERY_MS = 60_000;
+
+/** A bearer secret's use is recorded at most once a minute: whether one last used at `lastUsedAt` is due again. */
+export function lastUseDue(lastUsedAt: string | null): boolean {
+  return !lastUsedAt || Date.now() - Date.parse(lastUsedAt) > LAST_USE_EVERY_MS;
+}
+
 export function nowIso(): string {
   return new Date().toISOString();
 }

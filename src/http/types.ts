@@ -1,52 +1,14 @@
 /**
  * The Hono environment every route shares: the Worker bindings and the per-request
- * variables that middleware resolves (who is calling). Kept apart so route modules and
- * middleware import the type without importing each other.
+ * variables that middleware resolves (who is calling; the callers themselves are defined
+ * in src/auth/callers.ts). Kept apart so route modules and middleware import the type
+ * without importing each other.
  */
 import type { Context } from "hono";
-import type { CredentialGrant } from "../permissions";
 import type { AppRow } from "../db/apps";
+import type { AgentPrincipal, CredentialCaller, HumanPrincipal, OwnerActor } from "../auth/callers";
 
-export interface AgentPrincipal {
-  kind: "agent";
-  agentId: string;
-  keyId: string;
-  keyPrefix: string;
-  name: string | null;
-  ownerHumanId: string | null;
-}
-
-export interface HumanPrincipal {
-  kind: "human";
-  humanId: string;
-  sessionId: string;
-  email: string;
-}
-
-/**
- * Whoever acts with the owner's authority on owner-scoped routes (AKO): an agent key
- * (acting for the human who claimed it) or the owner's own session. `ownerHumanId` is
- * null only for an agent nobody has claimed yet.
- */
-export interface OwnerActor {
-  /** `credential`: a service credential, on the collection endpoints (auth kind "rows") and, with its members flag, the member directory. */
-  kind: "agent" | "human" | "credential";
-  ownerHumanId: string | null;
-  agentId: string | null;
-}
-
-/**
- * A service credential presented as the bearer on a collection endpoint: one app, an
- * allowlist, and the authority of that app's owner (never more).
- */
-export interface CredentialCaller {
-  credentialId: string;
-  appId: string;
-  mode: "explicit" | "following";
-  grants: CredentialGrant[];
-  /** Member-directory access (spec A). */
-  members: boolean;
-}
+export type { AgentPrincipal, CredentialCaller, HumanPrincipal, OwnerActor };
 
 export interface AppEnv {
   Bindings: Env;

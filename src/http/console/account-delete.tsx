@@ -8,7 +8,7 @@
  */
 import { deleteCookie } from "hono/cookie";
 import { confirmDeletion, describeDeletion } from "../../account/deletion";
-import { SESSION_COOKIE } from "../middleware/auth";
+import { SESSION_COOKIE } from "../../auth/human-session";
 import type { AppContext } from "../types";
 import { linkToken, readForm, renderPage } from "./page";
 import type { PageRoute } from "./routes";

@@ -12,7 +12,7 @@ import { config } from "../../config";
 import { findAppBySlug, type AppRow } from "../../db/apps";
 import { appUrl } from "../../apps/urls";
 import { RelayError } from "../../errors";
-import { appAccessFor } from "../serve/access";
+import { appAccessFor } from "../../auth/app-access";
 import { mintGrant } from "../../db/sign-in-grants";
 import type { AppContext } from "../types";
 import { currentHuman, renderPage, toSignIn } from "./page";

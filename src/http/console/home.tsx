@@ -8,7 +8,7 @@ import { deleteCookie } from "hono/cookie";
 import { agentsOfHuman } from "../../db/agents";
 import { pauseAgent, resumeAgent, revokeAgentKeys } from "../../account/agent-control";
 import { revokeSession } from "../../db/humans";
-import { SESSION_COOKIE } from "../middleware/auth";
+import { SESSION_COOKIE } from "../../auth/human-session";
 import { ownedAgent, viewOwnedAgent } from "../v1/self";
 import type { AppContext } from "../types";
 import { Flash, When } from "./layout";

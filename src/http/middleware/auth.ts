@@ -7,23 +7,22 @@
  * mutating request that rides on it.
  * Each records when its D1 read began (`authCheckedAt`), so the collection endpoints can
  * tell the app's store how old the check is (CallContext.checkedAt); there, and only
- * there, an agent key's lookup may be reused for a few seconds (agent-key-cache.ts).
+ * there, an agent key's lookup may be reused for a few seconds (src/auth/agent-key-cache.ts).
+ * Resolving each credential is src/auth's (agent-key.ts, human-session.ts,
+ * service-credential.ts); this file reads the request, keeps the results on the Hono
+ * context and decides which credential a route takes.
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { RelayError } from "../../errors";
-import { findAgentByKey, touchKey, type KeyLookup } from "../../db/agents";
-import { forgetAgentLookup, reusableAgentLookup } from "./agent-key-cache";
-import { findSession } from "../../db/humans";
-import { findCredentialByToken, touchCredential } from "../../db/credentials";
-import { SECRET_KINDS } from "../../auth/tokens";
-import type { CredentialGrant } from "../../permissions";
+import { forgetAgentLookup } from "../../auth/agent-key-cache";
+import { agentKeyOf, agentPrincipal, heldAgentKey, lookupAgentKey, touchAgentKey } from "../../auth/agent-key";
+import { SESSION_COOKIE, humanOfSession } from "../../auth/human-session";
+import { isServiceCredential, resolveServiceCredential } from "../../auth/service-credential";
+import { bearerOf } from "../../auth/bearer";
 import type { AppRow } from "../../db/apps";
 import type { AppContext, AppEnv, HumanPrincipal } from "../types";
 import { assertSameOrigin } from "./csrf";
-
-export const SESSION_COOKIE = "relay_session";
-const TOUCH_AFTER_MS = 60_000;
 
 /**
  * The app a `/v1/apps/:id/…` request names, so the auth lookup can find it in the same
@@ -40,47 +39,28 @@ function rememberApp(c: AppContext, ref: string | undefined, app: AppRow | null 
   if (ref !== undefined && app !== undefined) c.set("appLookup", { ref, app });
 }
 
+function waitUntilOf(c: AppContext): (work: Promise<unknown>) => void {
+  return (work) => c.executionCtx.waitUntil(work);
+}
+
+/** The bearer token; null with no Authorization header, "" when the header carries no `Bearer <token>`. */
 export function bearerToken(c: AppContext): string | null {
   const header = c.req.header("authorization");
   if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1] : "";
+  return bearerOf(header) ?? "";
 }
 
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c);
-  if (token === null) throw new RelayError("unauthorized", "This route needs `Authorization: Bearer <api-key>`.");
-  // A malformed header, another scheme or a bearer that is not an agent key is a missing
-  // credential for this route (spec B: "missing or invalid bearer token" → unauthorized).
-  if (!token.startsWith("svc_")) throw new RelayError("unauthorized", "The Authorization header does not carry an agent key (`Bearer svc_…`).");
+  const apiKey = agentKeyOf(bearerToken(c));
   const ref = appRefOf(c);
-  const checkedAt = Date.now();
-  const lookup = c.get("reuseAgentLookup") && ref !== undefined
-    ? await reusableAgentLookup(c.env, token, ref)
-    : { found: await findAgentByKey(c.env, token, ref), checkedAt };
+  const lookup = await lookupAgentKey(c.env, apiKey, ref, c.get("reuseAgentLookup"));
   c.set("authCheckedAt", lookup.checkedAt);
-  await actAsAgent(c, lookup.found, ref, next);
-};
-
-async function actAsAgent(c: AppContext, found: KeyLookup, ref: string | undefined, next: () => Promise<void>): Promise<void> {
-  if (!found.ok) {
-    const message = {
-      unknown: "This API key is not known to the relay.",
-      revoked: "This API key was revoked.",
-      paused: "This agent's key is paused by its owner.",
-    }[found.reason];
-    throw new RelayError("invalid_api_key", message, { reason: found.reason });
-  }
-  const { agent, key } = found;
-  rememberApp(c, ref, agent.ownerHumanId === null ? null : found.app);
-  c.set("agent", { kind: "agent", agentId: agent.id, keyId: key.id, keyPrefix: key.keyPrefix, name: agent.name, ownerHumanId: agent.ownerHumanId });
-  if (!key.lastUsedAt || Date.now() - Date.parse(key.lastUsedAt) > TOUCH_AFTER_MS) {
-    c.executionCtx.waitUntil(touchKey(c.env, key.id));
-    // A reused lookup shares this row: it must not touch the key on every request.
-    key.lastUsedAt = new Date().toISOString();
-  }
+  const held = heldAgentKey(lookup.found);
+  rememberApp(c, ref, held.agent.ownerHumanId === null ? null : held.app);
+  c.set("agent", agentPrincipal(held));
+  touchAgentKey(c.env, held.key, waitUntilOf(c));
   await next();
-}
+};
 
 /** Collection endpoints: the store re-judges their calls (CallContext.checkedAt), so an agent key's lookup may be reused. */
 export const allowAgentLookupReuse: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -103,12 +83,11 @@ export async function recheckRowActor(c: AppContext): Promise<void> {
 }
 
 export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null> {
-  const token = getCookie(c, SESSION_COOKIE);
-  if (!token) return null;
   const ref = appRefOf(c);
-  const found = await findSession(c.env, token, ref);
-  if (found) rememberApp(c, ref, found.app);
-  return found ? { kind: "human", humanId: found.human.id, sessionId: found.sessionId, email: found.human.email } : null;
+  const found = await humanOfSession(c.env, getCookie(c, SESSION_COOKIE), ref);
+  if (!found) return null;
+  rememberApp(c, ref, found.app);
+  return found.human;
 }
 
 export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -140,13 +119,6 @@ export const requireOwnerActor: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
 };
 
-const CREDENTIAL_REFUSALS = {
-  unknown: "This service credential is not known to the relay.",
-  revoked: "This service credential was revoked.",
-  expired: "This service credential has expired (or it is a rotated-out token past its overlap window).",
-  paused: "This service credential is paused by the app's owner.",
-} as const;
-
 /**
  * The collection endpoints (auth kind "rows"): an agent key, the owner's session, or a
  * service credential (`Bearer svcs_…`). A credential acts for its app's owner, narrowed
@@ -158,27 +130,16 @@ const CREDENTIAL_REFUSALS = {
  */
 export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
-  if (token === null || !token.startsWith(SECRET_KINDS.serviceCredential)) {
+  if (!isServiceCredential(token)) {
     await requireOwnerActor(c, next);
     return;
   }
   c.set("authCheckedAt", Date.now());
-  const found = await findCredentialByToken(c.env, token);
-  if (!found.ok) throw new RelayError("unauthorized", CREDENTIAL_REFUSALS[found.reason], { reason: found.reason, credential: "service" });
-  const { credential } = found;
+  const found = await resolveServiceCredential(c.env, token, waitUntilOf(c));
   const ref = appRefOf(c);
   // A credential reaches its own app only: any other reference is no app at all.
   rememberApp(c, ref, ref === found.app.id || ref === found.app.slug ? found.app : null);
-  c.set("credential", {
-    credentialId: credential.id,
-    appId: credential.appId,
-    mode: credential.mode,
-    grants: JSON.parse(credential.grantsJson) as CredentialGrant[],
-    members: credential.members,
-  });
+  c.set("credential", found.credential);
   c.set("actor", { kind: "credential", ownerHumanId: found.ownerHumanId, agentId: null });
-  if (!credential.lastUsedAt || Date.now() - Date.parse(credential.lastUsedAt) > TOUCH_AFTER_MS) {
-    c.executionCtx.waitUntil(touchCredential(c.env, credential.id));
-  }
   await next();
 };

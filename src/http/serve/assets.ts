@@ -15,7 +15,7 @@ import type { ServeContext } from "./context";
 import { ServeRefusal } from "./context";
 import { ASSET_PASS_PARAM } from "./inject";
 import { notFoundPage, plainPage } from "./pages";
-import { assetPassValid } from "./tokens";
+import { assetPassValid } from "../../auth/asset-pass";
 import { assertGatedServable, canOpen, requireKeys, viewerOf } from "./viewer";
 
 type Range = { offset: number; length: number };

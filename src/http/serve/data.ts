@@ -12,10 +12,10 @@
  * | DELETE | `/_svc/c/<collection>/<key>` | optional `{ if_match }` | `{ deleted: true, key }` |
  * | GET | `/_svc/members` | | `{ members: [{ kind, id, displayName, role? }] }`: owner, members, the owner's agents (signed-in viewers) |
  *
- * Who calls is decided by caller.ts (app session, share pass, visitor token, or anonymous
- * on public/link apps); what they may do is decided by the app's AppStore through the
- * very RPC methods the agent API calls, so the page door has no permission logic of its
- * own. Anonymous and visitor writes are also held to a per-address rate (60 a minute).
+ * Who calls is decided by src/auth/page-caller.ts (app session, share pass, visitor
+ * token, or anonymous on public/link apps); what they may do is decided by the app's
+ * AppStore through the very RPC methods the agent API calls, so the page door has no
+ * permission logic of its own. Anonymous and visitor writes are also held to a per-address rate (60 a minute).
  * Failures are the catalogue envelope.
  */
 import type { Hono } from "hono";
@@ -32,7 +32,8 @@ import { parseQ } from "../row-query";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
 import type { CallContext } from "../../../durable-objects/app-store/contract";
-import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller, type PageCaller } from "./caller";
+import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller } from "./caller";
+import type { PageCaller } from "../../auth/page-caller";
 import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";
 import { challengeOutcome } from "../../auth/turnstile";

@@ -8,19 +8,18 @@
  * app's, revoked, expired, spent — answers 401 `grant_invalid` and mints nothing.
  *
  * The holder then presents `Authorization: Bearer grh_…` on the app's data paths, which
- * turn it into a permission principal with `grantPrincipalFor` (re-exported here).
+ * turn it into a permission principal with `grantPrincipalFor` (src/auth/grant-holder.ts).
  */
 import type { Hono } from "hono";
 import { z } from "zod";
 import { RelayError } from "../../errors";
 import { exchangeGrant } from "../../apps/grant-links";
+import { bearerOf } from "../../auth/bearer";
 import { readJsonBody } from "../body";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
 import type { ServeEnv } from "./context";
 import { envelope } from "./errors";
-
-export { grantPrincipalFor, isGrantHolderToken, grantInvalid, type GrantPrincipal } from "../../apps/grant-links";
 
 const MAX_GRANT_BODY_BYTES = 4096;
 const body = z.strictObject({ grant: z.string().min(1).max(200) });
@@ -34,7 +33,7 @@ export function grantExchangeRoutes(app: Hono<ServeEnv>): void {
     }
     const raw = await readJsonBody(c as unknown as AppContext, false, MAX_GRANT_BODY_BYTES);
     const { grant } = parseWith(body, raw, "body");
-    const remembered = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1] ?? null;
+    const remembered = bearerOf(c.req.header("authorization")) ?? null;
     const result = await exchangeGrant(c.env, served.app, grant.trim(), remembered);
     const res = c.json(result);
     res.headers.set("Cache-Control", "no-store");

@@ -14,7 +14,7 @@ import type { AssetEntry } from "../../db/apps";
 import type { ServedApp, ServedPolicy } from "./context";
 import { emptyFacts, identityHtml, type HeadFacts } from "./identity";
 import { jsonAttribute } from "./html";
-import { mintAssetPass } from "./tokens";
+import { mintAssetPass } from "../../auth/asset-pass";
 
 export const ASSET_PASS_PARAM = "svc_pass";
 

@@ -16,11 +16,13 @@ import { displayName, getHuman } from "../../db/humans";
 import { readJsonBody } from "../body";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
-import { appAccessFor } from "./access";
+import { appSessionFromGrant } from "../../auth/app-session";
+import type { Viewer } from "../../auth/page-viewer";
+import { signingKeys } from "../../auth/signing-keys";
+import { presentedVisitorId, signVisitor } from "../../auth/visitor-token";
+import { authorizeUrl } from "../../apps/urls";
 import type { ServeContext, ServeEnv, ServedApp, ServedPolicy } from "./context";
-import { consumeGrant } from "../../db/sign-in-grants";
-import { signAppSession, signVisitor, signingKeys, verifyVisitor } from "./tokens";
-import { requireKeys, viewerOf, canOpen, type Viewer } from "./viewer";
+import { requireKeys, viewerOf, canOpen } from "./viewer";
 import { VISITOR_HEADER } from "./caller";
 import { grantInvalid } from "../../apps/grant-links";
 
@@ -44,7 +46,7 @@ export async function sessionBody(c: ServeContext, served: ServedApp, policy: Se
       collections: policy.collections,
     },
     visitorIdentity: visitorsMinted(served, policy),
-    auth: { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` },
+    auth: { authorize_url: authorizeUrl(config(c.env), served.slug) },
   };
 }
 
@@ -53,11 +55,9 @@ function visitorsMinted(served: ServedApp, policy: ServedPolicy): boolean {
   return policy.visitorIdentity && served.app.visibility !== "private";
 }
 
-async function presentedVisitor(c: ServeContext, served: ServedApp, policy: ServedPolicy): Promise<string | null> {
-  const token = c.req.header(VISITOR_HEADER)?.trim();
-  const keys = signingKeys(c.env);
-  if (!token || !keys || !visitorsMinted(served, policy)) return null;
-  return verifyVisitor(await keys, token, served.app.id);
+function presentedVisitor(c: ServeContext, served: ServedApp, policy: ServedPolicy): Promise<string | null> {
+  if (!visitorsMinted(served, policy)) return Promise.resolve(null);
+  return presentedVisitorId(c.env, c.req.header(VISITOR_HEADER)?.trim(), served.app.id);
 }
 
 function noStore(res: Response): Response {
@@ -78,7 +78,7 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
     }
     if (served.app.visibility === "private" && viewer.kind === "anonymous" && !viewer.share && !viewer.grant) {
       throw new RelayError("unauthorized", "This app is private: sign in through /authorize to get an app session.",
-        { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` });
+        { authorize_url: authorizeUrl(config(c.env), served.slug) });
     }
     const visitorId = viewer.kind === "anonymous" ? await presentedVisitor(c, served, live.policy) : null;
     return noStore(c.json(await sessionBody(c, served, live.policy, viewer, visitorId)));
@@ -104,12 +104,8 @@ export function sessionRoutes(app: Hono<ServeEnv>): void {
     const keys = await requireKeys(c.env);
     const raw = await readJsonBody(c as unknown as AppContext, false, MAX_SESSION_BODY_BYTES);
     const { grant } = parseWith(grantBody, raw, "body");
-    const spent = await consumeGrant(c.env, grant, served.app.id);
-    if (!spent) throw new RelayError("grant_invalid", "This sign-in grant is unknown, already used, expired or for another app; sign in again.");
-    const access = await appAccessFor(c.env, served.app, spent.humanId);
-    if (!access) throw new RelayError("forbidden", "This account no longer has access to this app.");
-    const { token, expiresAt } = await signAppSession(keys, served.app.id, spent.humanId, access.kind);
-    const session = await sessionBody(c, served, live.policy, { kind: access.kind, humanId: spent.humanId });
+    const { token, expiresAt, humanId, kind } = await appSessionFromGrant(c.env, keys, served.app, grant);
+    const session = await sessionBody(c, served, live.policy, { kind, humanId });
     return noStore(c.json({ token, expires_at: expiresAt, session }));
   });
 }

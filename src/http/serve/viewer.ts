@@ -1,37 +1,16 @@
 /**
- * Who is looking at an app, from the credentials a request carries in headers (app
- * origins have no cookies): an app-session token as `Authorization: Bearer`, and on a
- * link app the share token as `x-service-share`, checked against the app's CURRENT hash
- * so a rotated link stops at once. A grant-link holder credential (`Authorization: Bearer
- * grh_…`, from `POST /_svc/grant`) makes an anonymous viewer that carries the link's role
- * and opens private and link apps: the link is the invitation. A presented credential
- * that does not hold is reported as `rejected`, so callers can answer 401 instead of
- * silently serving less.
+ * Who is looking at an app (its document and assets), as far as serving goes: the
+ * credentials are read from the request's headers here and resolved to a Viewer by
+ * src/auth/page-viewer.ts; what that viewer may open (`canOpen`) and the 503 a relay
+ * without APP_SESSION_SECRET answers for gated apps are decided here.
  */
 import { config } from "../../config";
-import { shareTokenMatches } from "../../apps/share";
-import { isPreviewToken, previewTokenValid } from "../../apps/preview";
-import { grantPrincipalFor, isGrantHolderToken } from "../../apps/grant-links";
-import { appAccessFor, type AppAccessKind } from "./access";
+import { bearerOf } from "../../auth/bearer";
+import { resolveViewer, type Viewer } from "../../auth/page-viewer";
+import { signingKeys } from "../../auth/signing-keys";
 import { ServeRefusal, type ServeContext, type ServedApp } from "./context";
-import { signingKeys, verifyAppSession } from "./tokens";
 
 export const SHARE_HEADER = "x-service-share";
-
-export interface Viewer {
-  kind: AppAccessKind | "anonymous";
-  humanId: string | null;
-  /** A member's custom roles (empty for everyone else). */
-  roles: string[];
-  /** A pass that opens the app was presented: a link app's current share token, or a private app's live preview token. */
-  share: boolean;
-  /** A grant-link holder (still `anonymous`): its holder id and the link's role. */
-  grant: { holderId: string; role: string } | null;
-  /** A credential was presented and did not hold (expired, other app, rotated, lost access). */
-  rejected: boolean;
-}
-
-export const ANONYMOUS: Viewer = { kind: "anonymous", humanId: null, roles: [], share: false, grant: null, rejected: false };
 
 export function unconfigured(): ServeRefusal {
   return new ServeRefusal("unconfigured",
@@ -45,40 +24,8 @@ export function requireKeys(env: object) {
   return keys;
 }
 
-function bearerOf(header: string | undefined): string | null | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1] : null;
-}
-
-export async function viewerOf(c: ServeContext, served: ServedApp): Promise<Viewer> {
-  const viewer: Viewer = { ...ANONYMOUS, roles: [] };
-  const bearer = bearerOf(c.req.header("authorization"));
-  if (bearer && isGrantHolderToken(bearer)) {
-    const principal = await grantPrincipalFor(c.env, served.app, bearer);
-    if (principal) viewer.grant = { holderId: principal.grantId, role: principal.role };
-    else viewer.rejected = true;
-  } else if (bearer !== undefined) {
-    const claims = bearer === null ? null : await verifyAppSession(await requireKeys(c.env), bearer, served.app.id);
-    const access = claims ? await appAccessFor(c.env, served.app, claims.humanId, { sessionIssuedAtMs: claims.issuedAtMs }) : null;
-    if (claims && access) {
-      viewer.kind = access.kind;
-      viewer.roles = access.kind === "member" ? access.roles : [];
-      viewer.humanId = claims.humanId;
-    } else {
-      viewer.rejected = true;
-    }
-  }
-  const share = c.req.header(SHARE_HEADER);
-  if (share !== undefined && served.app.visibility === "link") {
-    if (await shareTokenMatches(share.trim(), served.app.shareTokenHash)) viewer.share = true;
-    else viewer.rejected = true;
-  } else if (share !== undefined && served.app.visibility === "private" && isPreviewToken(share.trim())) {
-    // A preview token (src/apps/preview.ts) opens a private app to an anonymous viewer.
-    if (await previewTokenValid(c.env, served.app.id, share.trim())) viewer.share = true;
-    else viewer.rejected = true;
-  }
-  return viewer;
+export function viewerOf(c: ServeContext, served: ServedApp): Promise<Viewer> {
+  return resolveViewer(c.env, served.app, { bearer: bearerOf(c.req.header("authorization")), share: c.req.header(SHARE_HEADER) }, () => requireKeys(c.env));
 }
 
 /** Whether this viewer may see the app's document and assets. */

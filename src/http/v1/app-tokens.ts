@@ -15,7 +15,7 @@ import { RelayError } from "../../errors";
 import { appUrl } from "../../apps/urls";
 import { PREVIEW_DEFAULT_TTL_SECONDS, PREVIEW_MAX_TTL_SECONDS, listPreviews, mintPreview, revokePreview } from "../../apps/preview";
 import { TEST_SESSION_TTL_SECONDS, mintTestSessionToken } from "../../apps/test-session";
-import { signingKeys } from "../serve/tokens";
+import { signingKeys } from "../../auth/signing-keys";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
 

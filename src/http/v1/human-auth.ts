@@ -13,7 +13,8 @@ import { RelayError } from "../../errors";
 import { consumeMagicLink, createMagicLink, createSession, normaliseEmail, revokeSession, SESSION_TTL_SECONDS } from "../../db/humans";
 import { mailer } from "../../mail/mailer";
 import { magicLinkMail } from "../../mail/templates";
-import { resolveHuman, SESSION_COOKIE } from "../middleware/auth";
+import { resolveHuman } from "../middleware/auth";
+import { SESSION_COOKIE } from "../../auth/human-session";
 import { assertSameOrigin } from "../middleware/csrf";
 import { errors } from "./schemas";
 

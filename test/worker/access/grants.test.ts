@@ -9,7 +9,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, claimedAgent, count, expectError, json, signIn } from "../helpers";
 import { appCall } from "../serve/helpers";
-import { grantPrincipalFor } from "../../../src/http/serve/grant-exchange";
+import { grantPrincipalFor } from "../../../src/auth/grant-holder";
 import { appStore } from "../../../src/apps/store";
 import type { Principal } from "../../../src/permissions";
 import { findAppBySlug } from "../../../src/db/apps";

@@ -14,7 +14,7 @@ import { member, team, type Team } from "../members/fixtures";
 import { agentProtocols, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grantSocket } from "./helpers";
 import { appStore } from "../../../src/apps/store";
 import { findAppBySlug } from "../../../src/db/apps";
-import { grantPrincipalFor } from "../../../src/http/serve/grant-exchange";
+import { grantPrincipalFor } from "../../../src/auth/grant-holder";
 import type { Principal } from "../../../src/permissions";
 import type { AppStore } from "../../../durable-objects/app-store/contract";
 

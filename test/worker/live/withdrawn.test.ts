@@ -14,7 +14,7 @@ import { appCall } from "../serve/helpers";
 import { member, rolesManifest, team as rolesTeam, type Team } from "../members/fixtures";
 import { setGrantColumn, setup, type App } from "../access/fixtures";
 import { agentCreate, liveApp, Socket, type Frame, socketsClosedAfterEach, ownerToken, sessionProtocols as session, grantProtocols as grant, shareProtocols as share } from "./helpers";
-import { issuedBeforeMembership } from "../../../src/http/serve/access";
+import { issuedBeforeMembership } from "../../../src/auth/app-access";
 import { stageWithdrawal } from "../withdrawals";
 import { clockPast } from "../../support/wait";
 

@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json, signIn, type SignedIn } from "../helpers";
 import { appCall, grantFor, type SessionAnswer } from "../serve/helpers";
-import { appAccessFor } from "../../../src/http/serve/access";
+import { appAccessFor } from "../../../src/auth/app-access";
 import { findAppBySlug } from "../../../src/db/apps";
 import { member, team } from "./fixtures";
 import { clockPast } from "../../support/wait";

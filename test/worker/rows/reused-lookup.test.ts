@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectError, json, signIn } from "../helpers";
 import { COLLECTIONS, manifestOf, setup, type Ctx } from "./fixtures";
 import { accept, mailedToken } from "../account/fixtures";
-import { forgetAgentLookup } from "../../../src/http/middleware/agent-key-cache";
+import { forgetAgentLookup } from "../../../src/auth/agent-key-cache";
 import { stageWithdrawal } from "../withdrawals";
 import { appStore } from "../../../src/apps/store";
 import { clockPast } from "../../support/wait";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:test";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
-import { signingKeys } from "../../../src/http/serve/tokens";
+import { signingKeys } from "../../../src/auth/signing-keys";
 import { appCall, appCallWith, ASSETS, deploy, manifest, owner, ownerToken, shareToken, type Deployed } from "./helpers";
 
 const SECRET_BODY = "Secret page body";
@@ -163,7 +163,7 @@ describe("asset passes on gated apps", () => {
   });
 
   it("an expired pass is refused", async () => {
-    const { mintAssetPass } = await import("../../../src/http/serve/tokens");
+    const { mintAssetPass } = await import("../../../src/auth/asset-pass");
     const who = await owner();
     const app = await deploy(who, { visibility: "private", assets: ASSETS });
     const keys = await signingKeys(env)!;

@@ -7,8 +7,8 @@
  * person's current membership began is refused, so removing someone and adding them
  * back — even within the same second — does not revive the sessions they had before.
  */
-import type { AppRow } from "../../db/apps";
-import { membershipOf } from "../../db/members";
+import type { AppRow } from "../db/apps";
+import { membershipOf } from "../db/members";
 
 /** The kind of signed-in viewer a person is on an app; a member carries their custom roles. */
 export type AppAccess = { kind: "owner" } | { kind: "member"; roles: string[] };

@@ -13,7 +13,7 @@
  * resends (store-call.ts `checkedStore`). Only a lookup that found a live app is kept;
  * refusals are never cached, and every other route reads D1 each time.
  */
-import { findAgentByKey, type KeyLookup } from "../../db/agents";
+import { findAgentByKey, type KeyLookup } from "../db/agents";
 
 /** How long a lookup is reused; well inside the store's memory of withdrawals. */
 export const AGENT_LOOKUP_REUSE_MS = 5_000;
