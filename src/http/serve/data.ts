@@ -29,6 +29,7 @@ import { appDirectory } from "../../db/directory";
 import { hitRateLimit } from "../../db/rate-limit";
 import { readJsonBody } from "../body";
 import { parseQ } from "../row-query";
+import { rowCreate, rowDelete, rowListQuery, rowUpdate } from "../row-bodies";
 import { parseWith } from "../routes";
 import type { AppContext } from "../types";
 import type { CallContext } from "../../../durable-objects/app-store/contract";
@@ -42,15 +43,6 @@ import { requireRowData } from "../../apps/store-call";
 /** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
 const ANON_WRITES_PER_MINUTE = 60;
 
-const listQuery = z.object({
-  since: z.string().max(2000).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  q: z.string().max(8000).optional(),
-});
-const ifMatch = z.number().int().min(0);
-const createBody = z.strictObject({ data: z.unknown(), key: z.string().max(128).optional(), on: z.string().max(64).optional() });
-const updateBody = z.strictObject({ data: z.unknown(), if_match: ifMatch.optional() });
-const deleteBody = z.strictObject({ if_match: ifMatch.optional() });
 
 interface Target {
   caller: PageCaller;
@@ -101,14 +93,14 @@ function methodNotAllowed(c: ServeContext, allow: string[]): Response {
 export function dataRoutes(app: Hono<ServeEnv>): void {
   app.get("/_svc/c/:collection", async (c) => {
     const t = await target(c);
-    const query = parseWith(listQuery, c.req.query(), "query");
+    const query = parseWith(rowListQuery, c.req.query(), "query");
     const { where, sort } = parseQ(query.q);
     return noStore(c.json(unwrap(await t.store.listRows(t.call, t.collection, { where, sort, since: query.since, limit: query.limit ?? 100 }))));
   });
 
   app.post("/_svc/c/:collection", async (c) => {
     const t = await writeTarget(c);
-    const input = (await body(c, createBody, false))!;
+    const input = (await body(c, rowCreate, false))!;
     requireRowData(input.data, "data");
     const result = unwrap(await t.store.createRow(t.call, t.collection, input));
     return noStore(c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200));
@@ -121,14 +113,14 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
 
   app.patch("/_svc/c/:collection/:key", async (c) => {
     const t = await writeTarget(c);
-    const input = (await body(c, updateBody, false))!;
+    const input = (await body(c, rowUpdate, false))!;
     requireRowData(input.data, "data");
     return noStore(c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key"), input)) }));
   });
 
   app.delete("/_svc/c/:collection/:key", async (c) => {
     const t = await writeTarget(c);
-    const input = (await body(c, deleteBody, true)) ?? {};
+    const input = (await body(c, rowDelete, true)) ?? {};
     const key = c.req.param("key");
     unwrap(await t.store.deleteRow(t.call, t.collection, key, input));
     return noStore(c.json({ deleted: true as const, key }));
