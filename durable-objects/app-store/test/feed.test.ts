@@ -8,10 +8,17 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { callWith, expectError, json } from "../../../test/worker/helpers";
-import { FEED_KEYS, ISO, setup, type FeedPage, type Row } from "../../../test/worker/rows/fixtures";
+import { FEED_KEYS, ISO, setup, type Ctx, type FeedPage, type Row } from "../../../test/worker/rows/fixtures";
+import { waitFor } from "../../../test/support/wait";
 import { pruneFeed } from "../feed";
 
 vi.setConfig({ testTimeout: 30_000 });
+
+
+/** Waits until the store holds at least `count` long-polls open (its waiters), so a write after it is one they see happen. */
+async function heldPolls(ctx: Ctx, count: number): Promise<void> {
+  await waitFor(() => ctx.sql((_, instance) => (instance as unknown as { waiters: Set<unknown> }).waiters.size >= count), { message: `${count} long-poll(s) held` });
+}
 
 describe("feed entries", () => {
   it("since=0 reads from the start: { entries, cursor, truncated }, each entry exactly the FeedEntry shape", async () => {
@@ -135,9 +142,10 @@ describe("collection filter", () => {
     const ctx = await setup();
     const started = Date.now();
     const polling = ctx.feed("since=0&collection=tasks&wait=20");
-    await new Promise((r) => setTimeout(r, 200));
+    await heldPolls(ctx, 1);
     await ctx.create("free", { n: 1 });
-    await new Promise((r) => setTimeout(r, 300));
+    // Woken by the write, the poll found nothing of its collection and waits again.
+    await heldPolls(ctx, 1);
     const row = await ctx.create("tasks", { title: "now" });
     const page = await polling;
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -173,7 +181,7 @@ describe("long-poll", () => {
     await ctx.create("free", { before: true });
     const started = Date.now();
     const polling = ctx.feed("since=1&wait=20");
-    await new Promise((r) => setTimeout(r, 300));
+    await heldPolls(ctx, 1);
     const row = await ctx.create("free", { during: true }, {}, "owner");
     const page = await polling;
     const took = Date.now() - started;
@@ -187,7 +195,7 @@ describe("long-poll", () => {
   it("wakes every waiter; with entries already there it does not wait at all", async () => {
     const ctx = await setup();
     const polls = [ctx.feed("since=0&wait=20"), ctx.feed("since=0&wait=20", "owner"), ctx.feed("since=0&wait=15")];
-    await new Promise((r) => setTimeout(r, 300));
+    await heldPolls(ctx, 3);
     const started = Date.now();
     await ctx.create("free", { n: 1 });
     const pages = await Promise.all(polls);
@@ -202,7 +210,7 @@ describe("long-poll", () => {
     const ctx = await setup();
     const started = Date.now();
     const polling = ctx.feed("since=0&wait=1.5");
-    await new Promise((r) => setTimeout(r, 200));
+    await heldPolls(ctx, 1);
     await expectError(await ctx.agentCall(ctx.path("tasks"), { json: { data: { nope: 1 } } }), 422, "row_schema_violation");
     const page = await polling;
     expect(page).toEqual({ entries: [], cursor: 0, truncated: false });
