@@ -77,7 +77,7 @@ const MIGRATIONS: string[][] = [
   ],
   [
     // An update entry's previous state (JSON `{ data, editor }`), so a reader who could see
-    // the row before the update and cannot after gets a retraction (feed.ts `priorOf`).
+    // the row before the update and cannot after gets a retraction (feed.ts `PriorRow`, visibility.ts).
     // Store-internal: never sent to any client. Entries written before this step have none.
     "ALTER TABLE _svc_feed ADD COLUMN prev TEXT",
   ],

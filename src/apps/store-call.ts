@@ -27,7 +27,7 @@ export function principalOf(c: AppContext): Principal {
 
 /**
  * The context of a store call. `checked`: the route resends a call the store turns away
- * (see `checkedStore`), so the call says when its auth lookup was read and the store
+ * (see `callChecked`), so the call says when its auth lookup was read and the store
  * re-judges it against newer versions and recorded withdrawals.
  */
 export function storeCall(c: AppContext, app: AppRow, checked = false): CallContext {

@@ -10,7 +10,7 @@
  * since (durable-objects/app-store/withdrawals.ts). Pausing an agent, revoking or rotating
  * its keys, trashing or transferring the app all report to the app's store in the same
  * request, so a reused lookup never outlives them; the route then checks D1 afresh and
- * resends (store-call.ts `checkedStore`). Only a lookup that found a live app is kept;
+ * resends (store-call.ts `callChecked`). Only a lookup that found a live app is kept;
  * refusals are never cached, and every other route reads D1 each time.
  */
 import { findAgentByKey, type KeyLookup } from "../db/agents";
