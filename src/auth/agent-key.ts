@@ -12,7 +12,7 @@ import { RelayError } from "../errors";
 import { findAgentByKey, touchKey, type AgentKeyRow, type KeyLookup } from "../db/agents";
 import type { AppRow } from "../db/apps";
 import { reusableAgentLookup } from "./agent-key-cache";
-import type { AgentPrincipal } from "./callers";
+import type { AgentCaller } from "./callers";
 import { SECRET_KINDS, lastUseDue } from "./tokens";
 
 /** A lookup whose key holds. */
@@ -53,7 +53,7 @@ export function heldAgentKey(found: KeyLookup): HeldAgentKey {
   return found;
 }
 
-export function agentPrincipal({ agent, key }: HeldAgentKey): AgentPrincipal {
+export function agentPrincipal({ agent, key }: HeldAgentKey): AgentCaller {
   return { kind: "agent", agentId: agent.id, keyId: key.id, keyPrefix: key.keyPrefix, name: agent.name, ownerHumanId: agent.ownerHumanId };
 }
 

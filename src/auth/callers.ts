@@ -6,7 +6,7 @@
  */
 import type { CredentialGrant } from "../permissions";
 
-export interface AgentPrincipal {
+export interface AgentCaller {
   kind: "agent";
   agentId: string;
   keyId: string;
@@ -15,7 +15,7 @@ export interface AgentPrincipal {
   ownerHumanId: string | null;
 }
 
-export interface HumanPrincipal {
+export interface HumanCaller {
   kind: "human";
   humanId: string;
   sessionId: string;

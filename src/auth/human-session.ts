@@ -7,12 +7,12 @@
  */
 import { findSession } from "../db/humans";
 import type { AppRow } from "../db/apps";
-import type { HumanPrincipal } from "./callers";
+import type { HumanCaller } from "./callers";
 
 export const SESSION_COOKIE = "relay_session";
 
 /** The human a session token names (and the app `appRef` names, when asked), or null for no token or one that does not hold. */
-export async function humanOfSession(env: { DB: D1Database }, token: string | undefined, appRef?: string): Promise<{ human: HumanPrincipal; app?: AppRow | null } | null> {
+export async function humanOfSession(env: { DB: D1Database }, token: string | undefined, appRef?: string): Promise<{ human: HumanCaller; app?: AppRow | null } | null> {
   if (!token) return null;
   const found = await findSession(env, token, appRef);
   if (!found) return null;

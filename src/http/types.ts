@@ -6,15 +6,15 @@
  */
 import type { Context } from "hono";
 import type { AppRow } from "../db/apps";
-import type { AgentPrincipal, CredentialCaller, HumanPrincipal, OwnerActor } from "../auth/callers";
+import type { AgentCaller, CredentialCaller, HumanCaller, OwnerActor } from "../auth/callers";
 
-export type { AgentPrincipal, CredentialCaller, HumanPrincipal, OwnerActor };
+export type { AgentCaller, CredentialCaller, HumanCaller, OwnerActor };
 
 export interface AppEnv {
   Bindings: Env;
   Variables: {
-    agent: AgentPrincipal;
-    human: HumanPrincipal;
+    agent: AgentCaller;
+    human: HumanCaller;
     actor: OwnerActor;
     credential: CredentialCaller;
     /** The app named by `/v1/apps/:id`, found by the auth lookup (null: none of the caller's). */

@@ -17,14 +17,14 @@ import { parseWith } from "../routes";
 import { requireLive } from "../v1/app-access";
 import { OPS, mintBody as credentialBody } from "../v1/credentials";
 import { mintBody as grantBody } from "../v1/grants";
-import type { AppContext, HumanPrincipal } from "../types";
+import type { AppContext, HumanCaller } from "../types";
 import { type AccessSection, Secret } from "./app-access-view";
 import { appPage, myApp } from "./apps";
 import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
 
 type GrantInput = NonNullable<z.input<typeof credentialBody>["grants"]>[number];
-type Handler = (c: AppContext, human: HumanPrincipal, app: AppRow, form: URLSearchParams) => Promise<Response>;
+type Handler = (c: AppContext, human: HumanCaller, app: AppRow, form: URLSearchParams) => Promise<Response>;
 
 /** Signed in, the app is theirs and live, the form is read; fixable refusals re-render the page. */
 function accessForm(section: AccessSection, handler: Handler) {
@@ -56,7 +56,7 @@ function back(app: AppRow, flash: string): string {
   return `/console/apps/${encodeURIComponent(app.id)}?flash=${flash}`;
 }
 
-function creator(human: HumanPrincipal): string {
+function creator(human: HumanCaller): string {
   return `human:${human.humanId}`;
 }
 

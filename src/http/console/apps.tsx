@@ -21,7 +21,7 @@ import { listCredentials } from "../../db/credentials";
 import { listGrantLinks } from "../../db/grant-links";
 import { credentialView } from "../../apps/credentials";
 import { grantView } from "../../apps/grant-links";
-import type { AppContext, HumanPrincipal } from "../types";
+import type { AppContext, HumanCaller } from "../types";
 import { hitAddressLimit } from "../middleware/rate-limit";
 import { AccessSections, type AccessProblem } from "./app-access-view";
 import { Alert, Flash, When } from "./layout";
@@ -30,7 +30,7 @@ import type { PageRoute } from "./routes";
 
 const emailSchema = z.email().max(254);
 
-export async function myApp(c: AppContext, human: HumanPrincipal): Promise<AppRow> {
+export async function myApp(c: AppContext, human: HumanCaller): Promise<AppRow> {
   const id = c.req.param("id")!;
   const app = await findAppForOwner(c.env, human.humanId, id);
   if (!app || app.status === "deleted") throw new RelayError("app_not_found", `No app "${id.slice(0, 100)}" is yours.`, { app: id.slice(0, 100) });

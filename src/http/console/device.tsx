@@ -7,7 +7,7 @@
  */
 import { decideDeviceCode, findDeviceCodeByUserCode, normaliseUserCode, type DeviceCodeRow } from "../../db/codes";
 import { RelayError } from "../../errors";
-import type { AppContext, HumanPrincipal } from "../types";
+import type { AppContext, HumanCaller } from "../types";
 import { Alert, When } from "./layout";
 import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
@@ -37,7 +37,7 @@ function isExpired(row: DeviceCodeRow): boolean {
 }
 
 /** The page for a code in whatever state it is in, with the matching status. */
-function codePage(c: AppContext, human: HumanPrincipal, typed: string, row: DeviceCodeRow | undefined): Response | Promise<Response> {
+function codePage(c: AppContext, human: HumanCaller, typed: string, row: DeviceCodeRow | undefined): Response | Promise<Response> {
   if (!row) {
     return renderPage(c, 404, "Connect an agent", (
       <CodeForm code={typed} error="No request with that code is waiting. Check the code your agent shows and try again." />

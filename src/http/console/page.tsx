@@ -12,7 +12,7 @@ import { readBodyText } from "../body";
 import { resolveHuman } from "../middleware/auth";
 import { assertSameOrigin } from "../middleware/csrf";
 import { allowedMethods } from "../routes";
-import type { AppContext, AppEnv, HumanPrincipal } from "../types";
+import type { AppContext, AppEnv, HumanCaller } from "../types";
 import { Layout } from "./layout";
 
 const MAX_FORM_BYTES = 16_384;
@@ -27,7 +27,7 @@ const PAGE_HEADERS: Record<string, string> = {
 };
 
 function signedInEmail(c: AppContext): string | null {
-  return (c.get("human") as HumanPrincipal | undefined)?.email ?? null;
+  return (c.get("human") as HumanCaller | undefined)?.email ?? null;
 }
 
 export function renderPage(c: AppContext, status: number, title: string, body: Child, headers: Record<string, string> = {}): Response | Promise<Response> {
@@ -85,7 +85,7 @@ export async function readForm(c: AppContext): Promise<URLSearchParams> {
 }
 
 /** The signed-in human (also stored on the context for the layout and db helpers), or null. */
-export async function currentHuman(c: AppContext): Promise<HumanPrincipal | null> {
+export async function currentHuman(c: AppContext): Promise<HumanCaller | null> {
   const human = await resolveHuman(c);
   if (human) c.set("human", human);
   return human;

@@ -1,6 +1,6 @@
 /**
  * Who is calling. `requireAgent` resolves `Authorization: Bearer svc_…` into an
- * AgentPrincipal (401 `unauthorized` with no credential or a header that carries no
+ * AgentCaller (401 `unauthorized` with no credential or a header that carries no
  * agent key, `invalid_api_key` for an unknown, revoked or paused key — a paused key
  * stops on the very next request).
  * `requireHuman` resolves the session cookie and applies the CSRF origin check to every
@@ -21,7 +21,7 @@ import { SESSION_COOKIE, humanOfSession } from "../../auth/human-session";
 import { isServiceCredential, resolveServiceCredential } from "../../auth/service-credential";
 import { bearerOf } from "../../auth/bearer";
 import type { AppRow } from "../../db/apps";
-import type { AppContext, AppEnv, HumanPrincipal } from "../types";
+import type { AppContext, AppEnv, HumanCaller } from "../types";
 import { assertSameOrigin } from "./csrf";
 
 /**
@@ -82,7 +82,7 @@ export async function recheckRowActor(c: AppContext): Promise<void> {
   await requireRowActor(c, async () => {});
 }
 
-export async function resolveHuman(c: AppContext): Promise<HumanPrincipal | null> {
+export async function resolveHuman(c: AppContext): Promise<HumanCaller | null> {
   const ref = appRefOf(c);
   const found = await humanOfSession(c.env, getCookie(c, SESSION_COOKIE), ref);
   if (!found) return null;
