@@ -72,8 +72,6 @@ function page(marker: string): string {
 </script></body></html>`;
 }
 
-interface Api<T> { status: number; body: T; headers: Headers }
-
 /** A human (signed in outside the browser) with a claimed agent, ready to deploy. */
 interface Deployed { app_id: string; slug: string; url: string; share_url?: string }
 

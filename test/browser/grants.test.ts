@@ -9,7 +9,7 @@
 // loopback.
 
 import { describe, expect, it } from "vitest";
-import { api, ownerWithAgent, relay, useBrowser } from "./support";
+import { api, ownerWithAgent, useBrowser } from "./support";
 
 const { newPage } = useBrowser();
 

@@ -6,7 +6,7 @@
 // repeating anything, and the owner's private app shows its rows after /authorize.
 import { type Page, type WebSocketRoute } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { api, ownerWithAgent, relay, relayUrl, signInLink, useBrowser } from "./support";
+import { api, ownerWithAgent, relayUrl, signInLink, useBrowser } from "./support";
 
 const { newPage } = useBrowser();
 

@@ -7,7 +7,7 @@
 // loopback.
 
 import { describe, expect, it } from "vitest";
-import { api, mailedLink, ownerWithAgent, relay, relayUrl, SIGN_IN_LINK, signInHere, uniqueEmail, useBrowser } from "./support";
+import { api, mailedLink, ownerWithAgent, relayUrl, SIGN_IN_LINK, signInHere, uniqueEmail, useBrowser } from "./support";
 
 const { newPage } = useBrowser();
 

@@ -5,7 +5,7 @@
 import { SELF } from "cloudflare:test";
 import { afterEach, expect } from "vitest";
 import { call, freshIp, json } from "../helpers";
-import { appCall, deploy, owner, ownerToken, type AppCallOptions, type Deployed, type Owner } from "../serve/helpers";
+import { appCall, owner, ownerToken, type AppCallOptions, type Deployed, type Owner } from "../serve/helpers";
 import { clockPast, quietFor, waitFor } from "../../support/wait";
 
 export type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // never with per-row keys, and a row with a key is create-or-skip.
 import { describe, expect, it, vi } from "vitest";
 import { callWith, expectError, json } from "../helpers";
-import { setup, type Batch, type Ctx } from "./fixtures";
+import { setup, type Batch } from "./fixtures";
 
 vi.setConfig({ testTimeout: 30_000 });
 
