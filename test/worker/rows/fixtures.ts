@@ -6,7 +6,7 @@
 // changed nothing at all.
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { AppStore } from "../../../durable-objects/app-store/contract";
+import type { AppStore, FeedEntry as StoreFeedEntry } from "../../../durable-objects/app-store/contract";
 import type { BatchResult } from "../../../src/apps/store-call";
 import { call, claimedAgent, json, signIn, type CallOptions, type Registered, type SignedIn } from "../helpers";
 
@@ -107,17 +107,8 @@ export interface DeletedRow {
 /** A batch answer (WIRE §2.3), as the store returns it. */
 export type Batch = BatchResult;
 
-export interface FeedEntry {
-  seq: number;
-  op: "create" | "update" | "delete";
-  collection_name: string;
-  row_key: string;
-  row_version: number | null;
-  data: any;
-  author: { kind: string; id: string };
-  ts: string;
-  purged?: true;
-}
+/** A feed entry as the store answers it, its data loosely typed for assertions. */
+export type FeedEntry = Omit<StoreFeedEntry, "data"> & { data: any };
 
 export interface FeedPage {
   entries: FeedEntry[];
