@@ -1,7 +1,7 @@
 /**
  * `GET /_svc/ws` on an app origin: the app feed socket (WIRE §3.1). The Worker only
  * decides who is connecting — credentials ride in `Sec-WebSocket-Protocol` tokens beside
- * `service.v1` (caller.ts lists them) — and whether the app can be watched at all: a
+ * `service.v1` (src/auth/page-caller.ts lists them) — and whether the app can be watched at all: a
  * dormant app gets `_dormant`, a suspended one `_suspended`, an archived one an `error`
  * frame, each followed by a close. Everything else happens in the app's AppStore
  * (durable-objects/app-store/watchers.ts), which gets a fresh request carrying only the
@@ -17,6 +17,7 @@
 import type { Hono } from "hono";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
+import { authorizeUrl } from "../../apps/urls";
 import {
   appStoreFetcher, errorOf, socketRefusal, socketUpgrade, SOCKET_PROTOCOL, type HelloFacts, type SocketHandoff,
 } from "../../../durable-objects/app-store/contract";
@@ -60,7 +61,7 @@ async function openSocket(c: ServeContext): Promise<Response> {
       collections: live.policy.collections.map(({ name, appendOnly }) => ({ name, appendOnly })),
     },
     session: caller.session,
-    auth: { authorize_url: `${config(c.env).apiOrigin}/authorize?app=${encodeURIComponent(served.slug)}` },
+    auth: { authorize_url: authorizeUrl(config(c.env), served.slug) },
   };
   const handoff: SocketHandoff = {
     appId: app.id, version: app.currentVersion!, principal: caller.principal, hello, checkedAt: served.checkedAt,

@@ -3,7 +3,7 @@
 // same permission decisions as the agent door, for an app session, a share pass, a
 // visitor token or nobody; refusals and failures in the catalogue envelope.
 import { afterEach, describe, expect, it } from "vitest";
-import { call, dispatch, expectError, json } from "../helpers";
+import { awaitFreshWindow, call, dispatch, expectError, json } from "../helpers";
 import { appCall, ownerToken, shareToken } from "../serve/helpers";
 import { Socket, agentCreate, agentProtocols, liveApp, liveManifest, visitor, type Obj } from "./helpers";
 
@@ -130,13 +130,13 @@ describe("anonymous callers", () => {
     const write = () => dispatch(new Request(`http://${app.slug}.localhost:8787/_svc/c/notes`, {
       method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ data: {} }),
     }));
-    let ok = 0;
-    for (let i = 0; i < 60; i++) if ((await write()).status === 201) ok += 1;
-    const limited = await write();
-    // The window may roll over mid-loop; either way the 61st in one window is refused.
-    if (ok === 60) await expectError(limited, 429, "rate_limited");
-    expect(ok).toBeGreaterThan(0);
-  });
+    // All 61 writes must fall in one fixed window of the limiter: start with at least half of one left.
+    await awaitFreshWindow(60, 30);
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await write()).status);
+    expect(statuses).toEqual(new Array(60).fill(201));
+    await expectError(await write(), 429, "rate_limited");
+  }, 90_000);
 });
 
 describe("failures", () => {
