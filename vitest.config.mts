@@ -38,7 +38,8 @@ export default defineConfig({
           name: "node",
           environment: "node",
           include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts", "test/structure/**/*.test.ts"],
-          globalSetup: ["./test/support/relay-global-setup.ts"],
+          // The CLI bundle first (bin/service runs dist/cli/service.mjs), then the relay.
+          globalSetup: ["./test/support/cli-bundle-setup.ts", "./test/support/relay-global-setup.ts"],
           // Real processes and real time, and no retry: a test that waits polls for what it
           // waits for (test/support/wait.ts), so a failure is a failure.
           testTimeout: 60_000,

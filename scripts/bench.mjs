@@ -11,12 +11,15 @@
 //       write's own HTTP round trip
 //   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
 //       bare SELECT of 1,000 rows from the baseline
+//   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
+//       local relay), median wall time of process runs, beside `node -e 0` in the same run
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
-// BENCH_LIST_RUNS (30); BENCH_PROFILE=<file> adds one more relay create run under the CPU
-// profiler, writes the profile to <file> and prints where the isolate spent its time.
-import { spawn } from "node:child_process";
+// BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10); BENCH_PROFILE=<file> adds one more relay
+// create run under the CPU profiler, writes the profile to <file> and prints where the
+// isolate spent its time.
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -25,6 +28,7 @@ import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
+import { ensureCliBundle } from "./build-cli.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -44,6 +48,7 @@ const WATCHERS = (process.env.BENCH_WATCHERS ?? "1,100,1000").split(",").map((s)
 const WATCH_WRITES = knob("BENCH_WATCH_WRITES", 50);
 const LIST_ROWS = Math.min(knob("BENCH_LIST_ROWS", 1000), 1000);
 const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
+const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 
 // ---------------------------------------------------------------------------------------
@@ -441,6 +446,44 @@ async function benchList(relay, app, baseline) {
 }
 
 // ---------------------------------------------------------------------------------------
+// (d) CLI start-up
+
+async function benchCli(relay) {
+  console.log(`\n(d) CLI start-up: wall time of a whole process, ${CLI_RUNS} runs each (after 1 warm-up), taken in turns`);
+  const built = await ensureCliBundle();
+  if (built) console.log(`  (rebuilt dist/cli/service.mjs first: ${built})`);
+  const cli = path.join(root, "bin", "service");
+  // A config home of its own, so no profile of the user's is read or written.
+  const home = tempDir("cli");
+  const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: home };
+  const targets = [
+    { label: "node -e 0", file: process.execPath, args: ["-e", "0"] },
+    { label: "service --help", file: cli, args: ["--help"] },
+    { label: "service skill version", file: cli, args: ["skill", "version", "--url", relay.url] },
+  ];
+  const times = new Map(targets.map((t) => [t.label, []]));
+  for (let run = 0; run <= CLI_RUNS; run++) {
+    for (const t of targets) {
+      const t0 = performance.now();
+      const res = spawnSync(t.file, t.args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], timeout: 30_000, encoding: "utf8" });
+      const took = performance.now() - t0;
+      if (res.error || res.status !== 0) throw new Error(`${t.label} failed (${res.error?.message ?? `exit ${res.status}`}): ${String(res.stderr).slice(0, 500)}`);
+      if (run > 0) times.get(t.label).push(took);
+    }
+  }
+  const node = percentile(times.get("node -e 0"), 50);
+  const rows = [["command", "p50", "min", "max", "p50 − node -e 0", "goal"]];
+  for (const t of targets) {
+    const xs = times.get(t.label);
+    const p50 = percentile(xs, 50);
+    rows.push([t.label, ms(p50), ms(Math.min(...xs)), ms(Math.max(...xs)), t.label === "node -e 0" ? "" : ms(p50 - node),
+      t.label.startsWith("service") ? `p50 < 150 ms: ${p50 < 150 ? "met" : "not met"}` : ""]);
+  }
+  table(rows);
+  return Object.fromEntries([...times].map(([label, xs]) => [label, percentile(xs, 50)]));
+}
+
+// ---------------------------------------------------------------------------------------
 
 async function main() {
   const started = performance.now();
@@ -459,6 +502,7 @@ async function main() {
   await benchCreates(relay, app, baseline);
   if (WATCHERS.length) await benchWatchers(relay, app, baseline);
   await benchList(relay, app, baseline);
+  await benchCli(relay);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

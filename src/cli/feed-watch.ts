@@ -19,7 +19,9 @@
 // Node's resolver cannot resolve `*.localhost`, so such hosts are dialled on loopback
 // (the Host header still names the app).
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
-import WebSocket, { type ClientOptions } from "ws";
+// `ws` (with Node's http, https, tls and zlib behind it) is loaded only when a watch opens a
+// socket: importing it up front cost every other command tens of milliseconds of start-up.
+import type { ClientOptions, WebSocket } from "ws";
 import { CliError, UpgradeRequiredError } from "./errors.ts";
 import { errorFromResponse, parseJsonBody, type RawResponse } from "./http.ts";
 
@@ -127,7 +129,8 @@ class Watch {
 
   // ---- the app socket (WIRE §3.1) ----
 
-  private socket(appUrl: string): Promise<Outcome> {
+  private async socket(appUrl: string): Promise<Outcome> {
+    const { WebSocket } = await import("ws");
     return new Promise<Outcome>((resolve, reject) => {
       let hello = false;
       let settled = false;

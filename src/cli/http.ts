@@ -3,6 +3,11 @@
 // failure into a CliError — the relay's error envelope passed through field by field,
 // `non_json_response` for bodies that are not JSON, `fetch_error` when the network fails,
 // and the 426 upgrade error that main.ts prints as two lines with exit 75.
+//
+// It speaks HTTP through node:http / node:https rather than fetch: Node 20's fetch loads
+// and compiles undici (its parser is WebAssembly) on the first call and holds the process
+// open after the last one, which added hundreds of milliseconds to every short command.
+import type { IncomingHttpHeaders } from "node:http";
 import { CliError, UpgradeRequiredError } from "./errors.ts";
 
 const MAX_RESPONSE_SNIPPET_LENGTH = 500;
@@ -20,9 +25,14 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+/** Response headers by lower-case name (fetch's `Headers` is one too). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
 export interface RawResponse {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   text: string;
 }
 
@@ -42,15 +52,11 @@ export class RelayClient {
       body = JSON.stringify(options.body);
     }
     const url = `${this.baseUrl}${path}`;
-    let res: Response;
-    let text: string;
     try {
-      res = await fetch(url, { method, headers, body, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-      text = await res.text();
+      return await exchange(url, method, headers, body, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     } catch (err) {
       throw fetchError(url, err);
     }
-    return { status: res.status, headers: res.headers, text };
   }
 
   /** A JSON call: the parsed 2xx body (null for 204 or an empty body), or a thrown CliError. */
@@ -132,10 +138,67 @@ export function errorFromResponse(res: RawResponse): CliError {
   return new CliError(code, message, common);
 }
 
+/**
+ * One request and its whole answer, like fetch with `redirect: "manual"`: any status is an
+ * answer; a network failure, or no complete answer within `timeoutMs`, rejects (the
+ * timeout as an Error named "TimeoutError", as AbortSignal.timeout would).
+ */
+async function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<RawResponse> {
+  const target = new URL(url);
+  if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`unsupported protocol ${target.protocol}`);
+  // Loaded on first use: node:https brings TLS, which a plain-http command never needs.
+  const { request } = target.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const payload = body === undefined ? undefined : Buffer.from(body, "utf8");
+  if (payload) headers = { ...headers, "content-length": String(payload.length) };
+  return new Promise<RawResponse>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const req = request(target, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => settle(() => resolve({ status: res.statusCode ?? 0, headers: headerGetter(res.headers), text: Buffer.concat(chunks).toString("utf8") })));
+      res.on("error", (err) => settle(() => reject(err)));
+      res.on("close", () => settle(() => reject(Object.assign(new Error("the connection closed before the answer was complete"), { code: "ECONNRESET" }))));
+    });
+    const timer = setTimeout(() => {
+      const err = new Error("the request timed out");
+      err.name = "TimeoutError";
+      settle(() => reject(err));
+      req.destroy(err);
+    }, timeoutMs);
+    req.on("error", (err) => settle(() => reject(err)));
+    req.end(payload);
+  });
+}
+
+function headerGetter(raw: IncomingHttpHeaders): ResponseHeaders {
+  return {
+    get(name) {
+      const value = raw[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** The most telling part of a network failure: an errno code such as ECONNREFUSED, else its message. */
+function failureReason(err: unknown): string {
+  const e = err as { name?: string; code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (e?.name === "TimeoutError") return "the request timed out";
+  if (typeof e?.code === "string") return e.code;
+  // Node tries each address of a host name (IPv6 and IPv4 for localhost): all failed.
+  if (Array.isArray(e?.errors) && e.errors.length > 0) return failureReason(e.errors[0]);
+  if (e?.cause) return failureReason(e.cause);
+  return typeof e?.message === "string" && e.message ? e.message : String(err);
+}
+
 function fetchError(url: string, err: unknown): CliError {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  const name = (err as Error)?.name;
-  const reason = name === "TimeoutError" ? "the request timed out" : cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
+  const reason = failureReason(err);
   return new CliError("fetch_error", `Could not reach the relay at ${new URL(url).origin}: ${reason}.`, {
     hint: "Check --url, SERVICE_URL or the profile's url, and that the relay is running.",
     details: { url },
