@@ -1,6 +1,7 @@
 /**
- * Row queries as SQL: `where` conditions, `sort`, and keyset cursors, for the list
- * endpoint of one collection. Pure: it reads the compiled collection to check field names
+ * All SQL the store builds from parts: `where` conditions, `sort` and keyset cursors of a
+ * collection's list, and the permission engine's row filters (`filterSql`), composed with
+ * the `fragment` template so a value is always bound. Pure: it reads the compiled collection to check field names
  * and types, and returns SQL text plus values. Field names and values never enter the SQL
  * text: the builders leave `?` placeholders, and `compactParams` gathers every distinct
  * value into ONE bound JSON array that the statement reads back with
