@@ -127,7 +127,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private afterCommit(entries: HeldEntry[]): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
-    this.watchers.afterCommit(entries, () => this.manifests.current);
+    this.watchers.afterCommit(entries);
     if (entries.length && outboxPending(this.ctx.storage.sql)) void this.due.dueBy("flush", Date.now() + OUTBOX_FLUSH_DELAY_MS);
     // Every thousandth entry, make sure the sweep will come to prune the feed; a soft delete
     // leaves a tombstone the sweep must drop once the restore window closes.

@@ -332,9 +332,9 @@ export class Watchers {
    * entries (a retention sweep): whatever is pending goes out, then every live socket is
    * told to re-list.
    */
-  afterCommit(entries: HeldEntry[], current: () => { version: number; manifest: CompiledManifest } | null): void {
+  afterCommit(entries: HeldEntry[]): void {
     if (entries.length === 0) {
-      this.flush(current);
+      this.flush();
       for (const ws of this.ctx.getWebSockets()) {
         const state = this.state(ws);
         if (state?.live && !this.expired(ws, state)) send(ws, '{"type":"resync"}');
@@ -345,16 +345,16 @@ export class Watchers {
       this.pending.entries.push(...entries);
       return;
     }
-    this.pending = { entries: [...entries], timer: setTimeout(() => this.flush(current), 0) };
+    this.pending = { entries: [...entries], timer: setTimeout(() => this.flush(), 0) };
   }
 
   /** Pushes the pending entries now: each live socket gets those it may read, in as few frames as possible. */
-  private flush(current: () => { version: number; manifest: CompiledManifest } | null): void {
+  private flush(): void {
     const pending = this.pending;
     if (!pending) return;
     clearTimeout(pending.timer);
     this.pending = null;
-    const manifest = current();
+    const manifest = this.host.current();
     if (!manifest) return;
     const { entries } = pending;
     const sockets = this.candidates(entries, manifest.version);
