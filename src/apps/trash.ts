@@ -1,12 +1,19 @@
 /**
  * The app trash: a deleted app keeps all its data for TRASH_DAYS, can be restored until
  * then, and is purged for good afterwards — by its owner at once, or by the daily sweep.
- * One purge path for both, so nothing of an app outlives it.
+ * One purge path for both, so nothing of an app outlives it. Moving an app to the trash,
+ * restoring it and purging it by its owner live here too, so the /v1 routes and the
+ * owner console act alike.
  */
 import { eq } from "drizzle-orm";
+import { config } from "../config";
+import { RelayError } from "../errors";
 import { db } from "../db/client";
 import { apps, appVersions } from "../db/apps-schema";
+import { findAppForOwner, restoreApp, updateApp, type AppRow, type AppStatus } from "../db/apps";
+import { nowIso } from "../auth/tokens";
 import { appStore } from "./store";
+import { endAllSockets } from "./sockets";
 import { deleteAppAccess } from "../db/grant-links";
 import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
@@ -16,6 +23,37 @@ const DAY_MS = 86_400_000;
 
 export function purgeAfter(deletedAt: string): string {
   return new Date(Date.parse(deletedAt) + TRASH_DAYS * DAY_MS).toISOString();
+}
+
+/** Moves an app to the trash (a deleted app stays as it is); its watchers stop at once. */
+export async function trashApp(env: Env, app: AppRow): Promise<AppRow> {
+  if (app.status === "deleted") return app;
+  const deleted = await updateApp(env, app.id, { status: "deleted", statusBeforeDelete: app.status, deletedAt: nowIso() });
+  // Its watchers stop, and calls checked before the move are turned away.
+  await endAllSockets(env, app.id, "app trashed");
+  return deleted;
+}
+
+/**
+ * Brings a trashed app back with all its data, in the status it had (a live app is
+ * answered as it is). The account's app cap is checked in the same statement that
+ * restores, so concurrent restores or creates cannot pass it together.
+ */
+export async function restoreTrashedApp(env: Env, app: AppRow): Promise<AppRow> {
+  if (app.status !== "deleted") return app;
+  const cap = config(env).limits.MAX_APPS_PER_ACCOUNT;
+  const restored = await restoreApp(env, app, (app.statusBeforeDelete as AppStatus | null) ?? "active", cap);
+  if (restored) return restored;
+  const again = await findAppForOwner(env, app.ownerHumanId, app.id);
+  if (again && again.status !== "deleted") return again;
+  if (!again) throw new RelayError("app_not_found", `No app "${app.id}" is visible to you.`, { app: app.id });
+  throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
+}
+
+/** Destroys a trashed app now, irreversibly; a live app must be trashed first. */
+export async function purgeTrashedApp(env: Env, app: AppRow): Promise<void> {
+  if (app.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: app.status });
+  await purgeApp(env, app.id);
 }
 
 /** Rows, feed and storage in the AppStore first, then the registry records. */

@@ -9,14 +9,11 @@ import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { getVersion, listApps, restoreApp, updateApp, type AppRow } from "../../db/apps";
+import { getVersion, listApps, updateApp, type AppRow } from "../../db/apps";
 import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views";
-import { mintShareToken } from "../../apps/share";
-import { appUrl } from "../../apps/urls";
 import { appStore } from "../../apps/store";
-import { endAllSockets } from "../../apps/sockets";
-import { purgeAfter, purgeApp } from "../../apps/trash";
-import { manifestLimitsFrom, parseManifest } from "../../manifest";
+import { changeAppSettings, rotateShareLink, VISIBILITIES } from "../../apps/settings";
+import { purgeAfter, purgeTrashedApp, restoreTrashedApp, trashApp } from "../../apps/trash";
 import { nowIso } from "../../auth/tokens";
 import { ownedApp, ownerOf, requireLive } from "./app-access";
 import { errors } from "./schemas";
@@ -40,37 +37,6 @@ export async function detailOf(c: AppContext, app: AppRow) {
   const usage = app.status === "deleted" ? { rowCount: 0, storageBytes: 0 } : await appStore(c.env, app.id).usage();
   return viewDetail(config(c.env), app, version ? JSON.parse(version.manifestJson) : null, usage);
 }
-
-/** An IANA zone name (`Europe/Paris`, `UTC`); offsets such as `+01:00` are not names. */
-function validTimezone(zone: string): boolean {
-  if (!/^[A-Za-z]/.test(zone)) return false;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Some manifest rules depend on the visibility (push notifications need a public app).
- * A visibility change the live manifest cannot stand is refused with the compiler's error,
- * so the live version never becomes one that no longer compiles for its app.
- */
-async function checkManifestUnder(c: AppContext, app: AppRow, visibility: AppRow["visibility"]): Promise<void> {
-  const version = app.currentVersion === null ? undefined : await getVersion(c.env, app.id, app.currentVersion);
-  if (!version) return;
-  const cfg = config(c.env);
-  const source = JSON.parse(version.manifestJson) as unknown;
-  const context = { timezone: app.timezone, appOrigin: appUrl(cfg, app.slug).replace(/\/$/, "") };
-  try {
-    parseManifest(source, manifestLimitsFrom(cfg), { ...context, visibility: app.visibility });
-  } catch {
-    return; // Already out of step with today's limits: the visibility is not what breaks it.
-  }
-  parseManifest(source, manifestLimitsFrom(cfg), { ...context, visibility });
-}
-
 
 export function appRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
@@ -107,37 +73,18 @@ export function appRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "patch", path: "/v1/apps/:id", tag: "apps", auth: "owner",
     summary: "Change visibility or timezone; entering link mints a share URL (shown once), leaving it clears the token",
-    body: z.strictObject({ visibility: z.enum(["private", "link", "public"]).optional(), timezone: z.string().max(64).nullable().optional() })
+    body: z.strictObject({ visibility: z.enum(VISIBILITIES).optional(), timezone: z.string().max(64).nullable().optional() })
       .refine((b) => b.visibility !== undefined || b.timezone !== undefined, "send visibility or timezone"),
     responses: {
       200: {
         description: "The changed fields",
-        schema: z.object({ id: z.string(), visibility: z.enum(["private", "link", "public"]), timezone: z.string().nullable(), share_url: z.string().optional() }),
+        schema: z.object({ id: z.string(), visibility: z.enum(VISIBILITIES), timezone: z.string().nullable(), share_url: z.string().optional() }),
       },
       ...errors(400, 401, 403, 404),
     },
   }, async (c, { body }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    if (typeof body.timezone === "string" && !validTimezone(body.timezone)) {
-      throw new RelayError("invalid_request", `"${body.timezone}" is not an IANA time zone such as Europe/Paris.`, { field: "timezone" });
-    }
-    if (body.visibility !== undefined && body.visibility !== target.visibility) await checkManifestUnder(c, target, body.visibility);
-    const patch: Partial<AppRow> = {};
-    let shareUrl: string | undefined;
-    if (body.timezone !== undefined) patch.timezone = body.timezone;
-    if (body.visibility !== undefined && body.visibility !== target.visibility) {
-      patch.visibility = body.visibility;
-      if (body.visibility === "link") {
-        const share = await mintShareToken();
-        patch.shareTokenHash = share.hash;
-        shareUrl = `${appUrl(config(c.env), target.slug)}#k=${share.token}`;
-      } else if (target.visibility === "link") {
-        patch.shareTokenHash = null;
-      }
-    }
-    const updated = Object.keys(patch).length ? await updateApp(c.env, target.id, patch) : target;
-    // Who may watch changed: every socket reconnects and is judged again.
-    if (patch.visibility !== undefined) await endAllSockets(c.env, target.id, "visibility changed");
+    const { app: updated, shareUrl } = await changeAppSettings(c.env, target, body);
     return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}) });
   });
 
@@ -148,12 +95,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "The new share URL", schema: z.object({ share_url: z.string() }) }, ...errors(400, 401, 403, 404, 409) },
   }, async (c) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    if (target.visibility !== "link") throw new RelayError("conflict", `Only link apps have a share URL; this app is ${target.visibility}.`, { visibility: target.visibility });
-    const share = await mintShareToken();
-    await updateApp(c.env, target.id, { shareTokenHash: share.hash });
-    // Sockets opened with the old share pass must not outlive it.
-    await endAllSockets(c.env, target.id, "share link rotated");
-    return c.json({ share_url: `${appUrl(config(c.env), target.slug)}#k=${share.token}` });
+    return c.json({ share_url: await rotateShareLink(c.env, target) });
   });
 
   defineRoute(app, {
@@ -161,11 +103,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     summary: "Move the app to the trash (idempotent); its data is kept until purged",
     responses: { 200: { description: "In the trash", schema: z.object({ id: z.string(), status: z.literal("deleted"), deleted_at: z.string(), purge_after: z.string() }) }, ...errors(401, 403, 404) },
   }, async (c) => {
-    const target = await ownedApp(c, c.req.param("id")!);
-    const deleted = target.status === "deleted" ? target
-      : await updateApp(c.env, target.id, { status: "deleted", statusBeforeDelete: target.status, deletedAt: nowIso() });
-    // Its watchers stop, and calls checked before the move are turned away.
-    if (target.status !== "deleted") await endAllSockets(c.env, target.id, "app trashed");
+    const deleted = await trashApp(c.env, await ownedApp(c, c.req.param("id")!));
     return c.json({ id: deleted.id, status: "deleted" as const, deleted_at: deleted.deletedAt!, purge_after: purgeAfter(deleted.deletedAt!) });
   });
 
@@ -175,17 +113,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     body: z.strictObject({}), bodyOptional: true,
     responses: { 200: { description: "AppDetail", schema: appDetail }, ...errors(400, 401, 403, 404, 409) },
   }, async (c) => {
-    const target = await ownedApp(c, c.req.param("id")!);
-    if (target.status !== "deleted") return c.json(await detailOf(c, target));
-    const cap = config(c.env).limits.MAX_APPS_PER_ACCOUNT;
-    // The cap is checked in the same statement that restores, so concurrent restores or creates cannot pass it together.
-    const restored = await restoreApp(c.env, target, (target.statusBeforeDelete as AppRow["status"] | null) ?? "active", cap);
-    if (!restored) {
-      const again = await ownedApp(c, target.id);
-      if (again.status !== "deleted") return c.json(await detailOf(c, again));
-      throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
-    }
-    return c.json(await detailOf(c, restored));
+    return c.json(await detailOf(c, await restoreTrashedApp(c.env, await ownedApp(c, c.req.param("id")!))));
   });
 
   defineRoute(app, {
@@ -195,8 +123,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "Purged", schema: z.object({ id: z.string(), purged: z.literal(true) }) }, ...errors(400, 401, 403, 404, 409) },
   }, async (c) => {
     const target = await ownedApp(c, c.req.param("id")!);
-    if (target.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: target.status });
-    await purgeApp(c.env, target.id);
+    await purgeTrashedApp(c.env, target);
     return c.json({ id: target.id, purged: true as const });
   });
 
