@@ -23,6 +23,16 @@ export default defineConfig({
                 APPS_DOMAIN: "localhost:8787",
                 REGISTRATION_MODE: "open",
                 MIN_CLI_VERSION: "0.1.0",
+                // Development mode turns the per-IP limiter off unless a bucket is set
+                // (CONTRACT §3); the worker tests run with every bucket at its production
+                // default, set explicitly, and each test calls from an address of its own.
+                RATE_LIMIT_WINDOW_SECONDS: "60",
+                RATE_LIMIT_REGISTER: "10",
+                RATE_LIMIT_DEVICE_CODE: "10",
+                RATE_LIMIT_DEVICE_TOKEN: "60",
+                RATE_LIMIT_REQUEST_LINK: "5",
+                RATE_LIMIT_CLAIM: "10",
+                RATE_LIMIT_INVITE: "20",
               },
             },
           }),

@@ -16,7 +16,8 @@ export interface Config {
   minCliVersion: string | null;
   operatorEmails: string[];
   /**
-   * Per-IP limiter buckets (requests per window). `invite`: adding a member and offering a
+   * Per-IP limiter buckets (requests per window; 0 is off, the development default).
+   * `invite`: adding a member and offering a
    * transfer, the routes that mail someone else (their daily per-owner cap is the limit
    * INVITE_MAILS_PER_OWNER_DAY).
    */
@@ -79,6 +80,17 @@ function str(env: RawEnv, name: string): string | undefined {
 function num(env: RawEnv, name: string, fallback: number): number {
   const parsed = Number(str(env, name));
   return Number.isFinite(parsed) && parsed >= 0 ? parsed : fallback;
+}
+
+/**
+ * A per-IP limiter bucket (CONTRACT §3). A local relay is a test target whose clients all
+ * share one address, so in development mode a bucket is off (0) unless its variable is
+ * set; production falls back to the default. The defaults live here, not in
+ * wrangler.toml, so that "set" always means someone chose the value.
+ */
+function addressLimit(env: RawEnv, name: string, productionDefault: number, development: boolean): number {
+  if (str(env, name) === undefined && development) return 0;
+  return num(env, name, productionDefault);
 }
 
 function flag(env: RawEnv, name: string, fallback: boolean): boolean {
@@ -145,12 +157,12 @@ export function config(env: object): Config {
       .split(",").map((e) => e.trim().toLowerCase()).filter(Boolean),
     rateLimit: {
       windowSeconds: num(raw, "RATE_LIMIT_WINDOW_SECONDS", 60),
-      register: num(raw, "RATE_LIMIT_REGISTER", 10),
-      deviceCode: num(raw, "RATE_LIMIT_DEVICE_CODE", 10),
-      deviceToken: num(raw, "RATE_LIMIT_DEVICE_TOKEN", 60),
-      requestLink: num(raw, "RATE_LIMIT_REQUEST_LINK", 5),
-      claim: num(raw, "RATE_LIMIT_CLAIM", 10),
-      invite: num(raw, "RATE_LIMIT_INVITE", 20),
+      register: addressLimit(raw, "RATE_LIMIT_REGISTER", 10, development),
+      deviceCode: addressLimit(raw, "RATE_LIMIT_DEVICE_CODE", 10, development),
+      deviceToken: addressLimit(raw, "RATE_LIMIT_DEVICE_TOKEN", 60, development),
+      requestLink: addressLimit(raw, "RATE_LIMIT_REQUEST_LINK", 5, development),
+      claim: addressLimit(raw, "RATE_LIMIT_CLAIM", 10, development),
+      invite: addressLimit(raw, "RATE_LIMIT_INVITE", 20, development),
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),

@@ -33,6 +33,18 @@ describe("config defaults", () => {
     expect(config({ RELAY_ENV: "Development" }).development).toBe(false);
   });
 
+  it("development mode turns each per-IP limiter bucket off unless its variable is set; production keeps the defaults", () => {
+    const production = config({}).rateLimit;
+    expect(production).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20 });
+    const development = config({ RELAY_ENV: "development" }).rateLimit;
+    expect(development).toEqual({ windowSeconds: 60, register: 0, deviceCode: 0, deviceToken: 0, requestLink: 0, claim: 0, invite: 0 });
+    const oneOn = config({ RELAY_ENV: "development", RATE_LIMIT_CLAIM: "3" }).rateLimit;
+    expect(oneOn).toMatchObject({ claim: 3, register: 0, invite: 0 });
+    // Set but unreadable: the limit is on, at the production default.
+    expect(config({ RELAY_ENV: "development", RATE_LIMIT_REGISTER: "many" }).rateLimit.register).toBe(10);
+    expect(config({ RELAY_ENV: "development", RATE_LIMIT_REGISTER: " " }).rateLimit.register).toBe(0);
+  });
+
   it("parses numbers, falling back on garbage, negatives and blanks", () => {
     expect(config({ RATE_LIMIT_REGISTER: "3" }).rateLimit.register).toBe(3);
     expect(config({ RATE_LIMIT_REGISTER: "0" }).rateLimit.register).toBe(0);

@@ -1,5 +1,6 @@
-// The per-IP limiter on the unauthenticated identity routes (wrangler.toml defaults:
-// register 10, device code 10, device token 60, request-link 5, claim 10 per 60 s):
+// The per-IP limiter on the unauthenticated identity routes (production defaults, set
+// explicitly for these tests in vitest.config.mts: register 10, device code 10, device
+// token 60, request-link 5, claim 10 per 60 s):
 // the request after the limit gets 429 rate_limited, retryable, with Retry-After, and
 // changes nothing; other addresses are unaffected.
 import { env } from "cloudflare:test";
@@ -85,6 +86,22 @@ describe("per-IP rate limits", { timeout: 30_000 }, () => {
     // 0 turns the limiter off for that route.
     const off = { RATE_LIMIT_REGISTER: "0" };
     await json(await callWith(off, "/v1/register", { method: "POST", json: {}, ip }), 201);
+  });
+
+  it("development mode with no RATE_LIMIT_* set: one address registers 30 agents, asks for 30 device codes and sign-in links", async () => {
+    const unset = Object.fromEntries(["RATE_LIMIT_REGISTER", "RATE_LIMIT_DEVICE_CODE", "RATE_LIMIT_REQUEST_LINK"].map((name) => [name, undefined]));
+    const ip = freshIp();
+    for (let i = 0; i < 30; i++) {
+      await json(await callWith(unset, "/v1/register", { method: "POST", json: {}, ip }), 201);
+      await json(await callWith(unset, "/v1/device/code", { method: "POST", json: { name: "cli" }, ip }), 200);
+      await json(await callWith(unset, "/v1/auth/request-link", { method: "POST", json: { email: freshEmail() }, ip }), 200);
+    }
+    // The same calls in production mode stop at the default.
+    const production = { ...unset, RELAY_ENV: "production" };
+    await awaitFreshWindow();
+    const other = freshIp();
+    for (let i = 0; i < 10; i++) await json(await callWith(production, "/v1/device/code", { method: "POST", json: { name: "cli" }, ip: other }), 200);
+    await expectLimited(await callWith(production, "/v1/device/code", { method: "POST", json: { name: "cli" }, ip: other }));
   });
 
   it("authenticated and read-only routes are not limited", async () => {
