@@ -91,7 +91,8 @@ export class Rows {
     const last = page[page.length - 1];
     return {
       rows: page.map(viewRow),
-      next_cursor: last ? encodeCursor(sort, cursorValues(sort, JSON.parse(last.data)), last.rid) : input.since || null,
+      // The last page ends the list (WIRE §2.3): a client paging `while (next_cursor)` stops.
+      next_cursor: more && last ? encodeCursor(sort, cursorValues(sort, JSON.parse(last.data)), last.rid) : null,
       has_more: more,
     };
   }

@@ -45,10 +45,13 @@ describe("list: limit and shape", () => {
     const rest = await ctx.list("free", { since: first.next_cursor });
     expect(rest.rows.map((r) => r.data.i)).toEqual([100]);
     expect(rest.has_more).toBe(false);
-    // The last page still carries a cursor: resuming from it later yields newer rows only.
+    // The last page ends the list: a client paging while next_cursor is set stops here.
+    expect(rest.next_cursor).toBeNull();
+    // A cursor from a middle page stays valid: resuming from it later sees the newer rows too.
     const later = await ctx.create("free", { i: 101 });
-    const resumed = await ctx.list("free", { since: rest.next_cursor });
-    expect(resumed.rows.map((r) => r.key)).toEqual([later.key]);
+    const resumed = await ctx.list("free", { since: first.next_cursor });
+    expect(resumed.rows.map((r) => r.key)).toEqual([rest.rows[0].key, later.key]);
+    expect(resumed.next_cursor).toBeNull();
     expect((await ctx.list("free", { limit: 1 })).rows).toHaveLength(1);
     expect((await ctx.list("free", { limit: 1000 })).rows).toHaveLength(102);
     for (const limit of ["0", "1001", "-1", "1.5", "abc", "", "1e9", "NaN", " "]) {
