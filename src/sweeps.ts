@@ -1,8 +1,9 @@
 /**
- * Cron sweeps: drop what has expired so D1 does not grow without bound — spent or
- * expired codes, links, app-session grants, invitations, transfer offers, deletion links
- * and preview tokens, dead sessions, old limiter windows, old dev mail — and purge apps
- * whose trash window has passed.
+ * Cron sweeps, each named: `expiries` drops what has expired so D1 does not grow without
+ * bound (spent or expired codes, links, app-session grants, invitations, transfer offers,
+ * deletion links and preview tokens, dead sessions, old limiter windows, old dev mail);
+ * `trash` purges apps whose trash window has passed. The cron trigger runs them all, and
+ * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
 import { purgeExpiredTrash } from "./apps/trash";
@@ -24,5 +25,20 @@ export async function sweepExpired(env: Env, now = Date.now()): Promise<void> {
     env.DB.prepare("DELETE FROM dev_mail WHERE created_at < ?1").bind(new Date(now - 7 * DAY_MS).toISOString()),
   ]);
   await sweepRateLimits(env, DAY_MS, now);
-  await purgeExpiredTrash(env, now);
+}
+
+/** Every sweep the cron trigger runs, in order. */
+const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Promise<unknown> }> = [
+  { name: "expiries", run: sweepExpired },
+  { name: "trash", run: (env, now) => purgeExpiredTrash(env, now) },
+];
+
+/** Runs every sweep as if at `now`; answers the names of those that ran. */
+export async function runSweeps(env: Env, now = Date.now()): Promise<string[]> {
+  const ran: string[] = [];
+  for (const sweep of SWEEPS) {
+    await sweep.run(env, now);
+    ran.push(sweep.name);
+  }
+  return ran;
 }

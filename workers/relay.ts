@@ -7,7 +7,7 @@
 import { buildApp } from "../src/http/app";
 import { buildServeApp } from "../src/http/serve/app";
 import { servedSlug } from "../src/http/serve/host";
-import { sweepExpired } from "../src/sweeps";
+import { runSweeps } from "../src/sweeps";
 import { consumeEffects } from "../src/rules/consume";
 
 export { AppStore } from "../durable-objects/app-store/app-store";
@@ -25,7 +25,7 @@ export default {
     await consumeEffects(batch);
   },
 
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    ctx.waitUntil(sweepExpired(env));
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    ctx.waitUntil(runSweeps(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

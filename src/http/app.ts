@@ -29,7 +29,8 @@ import { transferRoutes } from "./v1/transfer";
 import { orgRoutes } from "./v1/orgs";
 import { appTokenRoutes } from "./v1/app-tokens";
 import { docsRoutes } from "./docs";
-import { devMailRoutes } from "./dev-mail";
+import { devMailRoutes } from "./dev/mail";
+import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
 import { consoleRoutes } from "./console/routes";
 
@@ -72,6 +73,7 @@ export function buildApp(): Hono<AppEnv> {
   appTokenRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
+  devCronRoutes(app);
   skillRoutes(app);
   consoleRoutes(app);
 
