@@ -7,7 +7,7 @@
  */
 import { RelayError } from "../errors";
 import { config, type Config } from "../config";
-import { parseManifest, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
+import { parseManifest, manifestObject, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
 import { putContentAddressed, sha256Bytes } from "../blobs/store";
 import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
 import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
@@ -62,14 +62,18 @@ function checkDocument(html: string, cfg: Config): Uint8Array {
   return bytes;
 }
 
-/** `slug`, when known, lets the compiler refuse the app's own origin in externalHosts and embeds. */
+/**
+ * `manifest` is what the request carried (a JSON object, else `manifest_invalid`) or the
+ * live version's. `slug`, when known, lets the compiler refuse the app's own origin in
+ * externalHosts and embeds.
+ */
 function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
   const appOrigin = slug === undefined ? undefined : appUrl(cfg, slug).replace(/\/$/, "");
   // `antiAbuse` only where the relay can run the challenge (WIRE §5.2). Checked when a
   // manifest is deployed, not when a deployed one is loaded again, so an operator who
   // later removes Turnstile leaves those apps running (anonymous writes are then refused).
   const limits = { ...manifestLimitsFrom(cfg), ANTI_ABUSE_ENABLED: cfg.turnstile !== null };
-  return parseManifest(manifest, limits, { visibility, timezone, appOrigin });
+  return parseManifest(manifestObject(manifest), limits, { visibility, timezone, appOrigin });
 }
 
 function assetLimits(cfg: Config) {

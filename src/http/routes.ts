@@ -6,13 +6,16 @@
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { RelayError } from "../errors";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
 import { allowAgentLookupReuse, requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";
 import { requireMemberReader } from "./middleware/member-directory";
 import { rateLimit } from "./middleware/rate-limit";
 import { config, type Config } from "../config";
+import { parseWith } from "./plain-issues";
+
+/** Console forms parse their fields with the same translator as /v1 (src/http/plain-issues.ts). */
+export { parseWith };
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 /**
@@ -62,38 +65,6 @@ export function registeredRoutes(): readonly RegisteredRoute[] {
 function pathPattern(path: string): RegExp {
   const source = path.replace(/[.+*?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
   return new RegExp(`^${source}$`);
-}
-
-/**
- * A failed union says only "Invalid input". When the value fits exactly one option at the
- * union's own level (every other option refuses it there: a wrong type, a key it does not
- * take), that option's issues say what is wrong inside it, so they stand in for the union's.
- */
-function narrowUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
-  if (issue.code !== "invalid_union") return [issue];
-  const fitting = issue.errors.filter((option) => option.every((i) => i.path.length > 0));
-  if (fitting.length !== 1) return [issue];
-  return fitting[0].flatMap((i) => narrowUnion({ ...i, path: [...issue.path, ...i.path] }));
-}
-
-/** Turns zod issues into the `details` of an `invalid_request` error. */
-export function validationDetails(issues: z.core.$ZodIssue[], where: "body" | "query"): Record<string, unknown> {
-  const list = issues.flatMap(narrowUnion).map((issue) => {
-    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-    const path = [...issue.path, ...(keys.length === 1 ? keys : [])].map(String).join(".");
-    return { field: path || where, message: issue.message };
-  });
-  return { field: list[0]?.field ?? where, issues: list };
-}
-
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where: "body" | "query"): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const details = validationDetails(result.error.issues, where);
-    const first = (details.issues as Array<{ message: string }>)[0];
-    throw new RelayError("invalid_request", `Invalid ${where}: ${details.field} — ${first?.message ?? "invalid"}`, details);
-  }
-  return result.data;
 }
 
 export function defineRoute<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(

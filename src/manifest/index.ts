@@ -4,7 +4,7 @@
  * from here and reads only the compiled output. The module is pure: no I/O, no bindings,
  * no env; limits and flags come in as a plain object.
  */
-export { parseManifest, resolveLimits, manifestLimitsFrom } from "./parse";
+export { parseManifest, manifestObject, resolveLimits, manifestLimitsFrom } from "./parse";
 export { validateRow, rowValidator, validateInputData, type RowError, type RowValidation, type RowValidator, type InputRow } from "./schema";
 export { compatGate, type CompatBreak, type CompatResult } from "./compat";
 export { disclosure, type Disclosure } from "./disclosure";

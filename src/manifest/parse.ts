@@ -6,6 +6,7 @@
  * CSP source lists and whether visitors get an identity.
  */
 import { RelayError } from "../errors";
+import { jsonKind } from "../json-kind";
 import { compileApp } from "./app";
 import { compileCollection, linkServerSet } from "./collections";
 import { buildCsp, compileCapabilities, compileEmbedAncestors, compileHostList } from "./origins";
@@ -40,6 +41,16 @@ export function manifestLimitsFrom(settings: { limits: Record<string, number>; f
   return { ...settings.limits, ...settings.flags, development: settings.development ?? false } as ManifestLimits;
 }
 
+/**
+ * The manifest as a deploy body carries it: a JSON object. Anything else (an array, a
+ * string, even the manifest's own JSON text, a number, null) is refused with the
+ * manifest's own error, its path `""` naming the manifest as a whole.
+ */
+export function manifestObject(value: unknown): JsonObject {
+  if (!isObject(value)) fail("manifest_invalid", "", `the manifest must be a JSON object (a JSON Schema 2020-12 document), not ${jsonKind(value)}`);
+  return value;
+}
+
 function readDocument(input: unknown, max: number): JsonObject {
   let text: string;
   if (typeof input === "string") {
@@ -47,7 +58,7 @@ function readDocument(input: unknown, max: number): JsonObject {
   } else {
     try {
       const s = JSON.stringify(input);
-      if (s === undefined) fail("manifest_invalid", "", "the manifest must be a JSON object");
+      if (s === undefined) return manifestObject(input); // nothing, or a function: refused as what it is
       text = s;
     } catch (err) {
       if (err instanceof RelayError) throw err;
@@ -62,8 +73,7 @@ function readDocument(input: unknown, max: number): JsonObject {
   } catch {
     fail("manifest_invalid", "", "the manifest is not valid JSON");
   }
-  if (!isObject(doc)) fail("manifest_invalid", "", "the manifest must be a JSON object (a JSON Schema 2020-12 document)");
-  return doc;
+  return manifestObject(doc);
 }
 
 /**

@@ -5,6 +5,7 @@
  * (`x-service-manifest.collections.notes.write`) with `[i]` for array indexes.
  */
 import { RelayError, type ErrorCode } from "../errors";
+import { jsonKind } from "../json-kind";
 import type { JsonObject, JsonValue } from "./types";
 
 export const ROOT = "x-service-manifest";
@@ -18,6 +19,11 @@ export function fail(code: ErrorCode, path: string, message: string, extra?: Rec
   throw new RelayError(code, path ? `${path}: ${message}` : message, { path, ...extra });
 }
 
+/** A value of the wrong kind: "is required" when it is missing, else what it must be and what it is. */
+function failKind(code: ErrorCode, path: string, value: unknown, what: string): never {
+  fail(code, path, value === undefined ? "is required" : `must be ${what}, not ${jsonKind(value)}`);
+}
+
 /** A map entry only when it is the map's own (never `constructor`, `__proto__`…). */
 export function own<T>(map: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(map, key) ? map[key] : undefined;
@@ -28,7 +34,7 @@ export function isObject(value: unknown): value is JsonObject {
 }
 
 export function expectObject(value: unknown, path: string, code: ErrorCode, what = "an object"): JsonObject {
-  if (!isObject(value)) fail(code, path, `must be ${what}`);
+  if (!isObject(value)) failKind(code, path, value, what);
   return value;
 }
 
@@ -40,7 +46,7 @@ export function onlyKeys(obj: JsonObject, allowed: readonly string[], path: stri
 }
 
 export function expectArray(value: unknown, path: string, code: ErrorCode, opts: { nonEmpty?: boolean; max?: number } = {}): JsonValue[] {
-  if (!Array.isArray(value)) fail(code, path, "must be an array");
+  if (!Array.isArray(value)) failKind(code, path, value, "an array");
   if (opts.nonEmpty && value.length === 0) fail(code, path, "must not be empty");
   if (opts.max !== undefined && value.length > opts.max) fail(code, path, `must have at most ${opts.max} entries`, { limit: opts.max });
   return value as JsonValue[];
@@ -55,7 +61,7 @@ export function expectString(
   code: ErrorCode,
   opts: { max?: number; nonBlank?: boolean; pattern?: RegExp; patternHint?: string; singleLine?: boolean } = {},
 ): string {
-  if (typeof value !== "string") fail(code, path, "must be a string");
+  if (typeof value !== "string") failKind(code, path, value, "a string");
   if (opts.nonBlank && value.trim() === "") fail(code, path, "must not be empty");
   if (opts.max !== undefined && [...value].length > opts.max) fail(code, path, `must be at most ${opts.max} characters`, { limit: opts.max });
   if (CONTROL.test(value) || (opts.singleLine && /[\r\n\t]/.test(value))) fail(code, path, "must not contain control characters");
@@ -64,12 +70,13 @@ export function expectString(
 }
 
 export function expectBoolean(value: unknown, path: string, code: ErrorCode): boolean {
-  if (typeof value !== "boolean") fail(code, path, "must be true or false");
+  if (typeof value !== "boolean") failKind(code, path, value, "true or false");
   return value;
 }
 
 export function expectInteger(value: unknown, path: string, code: ErrorCode, opts: { min?: number; max?: number } = {}): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value)) fail(code, path, "must be an integer");
+  if (typeof value !== "number") failKind(code, path, value, "an integer");
+  if (!Number.isSafeInteger(value)) fail(code, path, "must be an integer");
   if (opts.min !== undefined && value < opts.min) fail(code, path, `must be at least ${opts.min}`);
   if (opts.max !== undefined && value > opts.max) fail(code, path, `must be at most ${opts.max}`);
   return value;
@@ -77,6 +84,7 @@ export function expectInteger(value: unknown, path: string, code: ErrorCode, opt
 
 export function expectEnum<T extends string>(value: unknown, allowed: readonly T[], path: string, code: ErrorCode): T {
   if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    if (value === undefined) fail(code, path, "is required");
     fail(code, path, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`);
   }
   return value as T;
@@ -94,7 +102,7 @@ export function expectStringList(
   const seen = new Set<string>();
   return list.map((entry, i) => {
     const entryPath = at(path, i);
-    if (typeof entry !== "string") fail(code, entryPath, "must be a string");
+    if (typeof entry !== "string") failKind(code, entryPath, entry, "a string");
     if (opts.unique !== false && seen.has(entry)) fail(code, entryPath, `duplicate entry "${entry}"`);
     seen.add(entry);
     check?.(entry, entryPath);

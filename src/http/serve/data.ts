@@ -30,7 +30,7 @@ import { hitRateLimit } from "../../db/rate-limit";
 import { readJsonBody } from "../body";
 import { parseQ } from "../row-query";
 import { rowCreate, rowDelete, rowListQuery, rowUpdate } from "../row-bodies";
-import { parseWith } from "../routes";
+import { parseWith } from "../plain-issues";
 import type { AppContext } from "../types";
 import type { CallContext } from "../../../durable-objects/app-store/contract";
 import { assertSameOrigin, clientIp, credentialsFromHeaders, resolveCaller } from "./caller";

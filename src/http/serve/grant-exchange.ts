@@ -16,7 +16,7 @@ import { RelayError } from "../../errors";
 import { exchangeGrant } from "../../apps/grant-links";
 import { bearerOf } from "../../auth/bearer";
 import { readJsonBody } from "../body";
-import { parseWith } from "../routes";
+import { parseWith } from "../plain-issues";
 import type { AppContext } from "../types";
 import type { ServeEnv } from "./context";
 import { envelope } from "./errors";

@@ -14,7 +14,7 @@ import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { displayName, getHuman } from "../../db/humans";
 import { readJsonBody } from "../body";
-import { parseWith } from "../routes";
+import { parseWith } from "../plain-issues";
 import type { AppContext } from "../types";
 import { appSessionFromGrant } from "../../auth/app-session";
 import type { Viewer } from "../../auth/page-viewer";

@@ -74,7 +74,7 @@ export function appRoutes(app: Hono<AppEnv>): void {
     method: "patch", path: "/v1/apps/:id", tag: "apps", auth: "owner",
     summary: "Change visibility or timezone; entering link mints a share URL (shown once), leaving it clears the token",
     body: z.strictObject({ visibility: z.enum(VISIBILITIES).optional(), timezone: z.string().max(64).nullable().optional() })
-      .refine((b) => b.visibility !== undefined || b.timezone !== undefined, "send visibility or timezone"),
+      .refine((b) => b.visibility !== undefined || b.timezone !== undefined, "must name visibility or timezone"),
     responses: {
       200: {
         description: "The changed fields",

@@ -17,9 +17,17 @@ import { errors } from "./schemas";
 const asset = z.union([
   z.strictObject({ path: z.string().max(512), content_base64: z.string(), mime: z.string().max(200).optional() }),
   z.strictObject({ path: z.string().max(512), attachment_id: z.string().max(200) }),
-]);
+], { error: "must be { path, content_base64, mime? } or { path, attachment_id }" });
 
-const manifest = z.record(z.string(), z.unknown());
+/**
+ * Any JSON value at the edge: the manifest's own grammar judges it, so a manifest that is
+ * not an object (an array, a string, null) is `manifest_invalid` with its path like every
+ * other manifest mistake, not a body error. The OpenAPI document still says "object".
+ */
+const manifest = z.unknown().meta({
+  type: "object", additionalProperties: {},
+  description: "The manifest: a JSON Schema 2020-12 document whose x-service-manifest declares the app (see /docs/manifest); anything else is manifest_invalid",
+});
 const breaks = z.array(z.object({ path: z.string(), message: z.string() }));
 const visibility = z.enum(["private", "link", "public"]);
 

@@ -26,7 +26,7 @@ export function feedRoutes(app: Hono<AppEnv>): void {
     query: z.object({
       since: z.coerce.number().int().min(0).optional(), limit: z.coerce.number().int().min(1).optional(),
       wait: z.coerce.number().min(0).max(30).optional(),
-      collection: z.string().max(2000).regex(/^[^,]+(,[^,]+)*$/, "one collection name, or several separated by commas").optional(),
+      collection: z.string().max(2000).regex(/^[^,]+(,[^,]+)*$/, "must be one collection name, or several separated by commas").optional(),
     }),
     responses: {
       200: { description: "Entries", schema: z.object({ entries: z.array(z.record(z.string(), z.unknown())), cursor: z.number().int(), truncated: z.boolean() }) },

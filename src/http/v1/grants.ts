@@ -22,20 +22,20 @@ const ROW_KEY = /^[A-Za-z0-9_.:@-]{1,128}$/;
 
 const scalar = z.union([z.string().max(1000), z.number().refine(Number.isFinite, "must be finite"), z.boolean()]);
 const cond = z.strictObject({
-  field: z.string().regex(FIELD, "a field name is letters, digits and _"),
+  field: z.string().regex(FIELD, "must be a field name: a letter or _, then letters, digits and _ (at most 64)"),
   op: z.enum(["eq", "neq", "in", "notIn", "gt", "lt", "gte", "lte"]),
   value: z.union([scalar, z.array(scalar).min(1).max(100)]),
 }).superRefine((c, ctx) => {
   const list = c.op === "in" || c.op === "notIn";
   if (list !== Array.isArray(c.value)) {
-    ctx.addIssue({ code: "custom", path: ["value"], message: list ? `"${c.op}" takes a non-empty array` : `"${c.op}" takes a string, number or boolean` });
+    ctx.addIssue({ code: "custom", path: ["value"], message: list ? `must be a non-empty array for "${c.op}"` : `must be a string, number or boolean for "${c.op}"` });
   }
 });
 
 const pin = z.union([
-  z.strictObject({ row_key: z.string().regex(ROW_KEY, "a row key is 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -") }),
+  z.strictObject({ row_key: z.string().regex(ROW_KEY, "must be 1–128 characters of A–Z, a–z, 0–9 and _ . : @ -") }),
   z.strictObject({ where: z.array(cond).min(1).max(20) }),
-], { error: "a pin is either { row_key } or { where: [conditions] }, not both" });
+], { error: "must be either { row_key } or { where: [conditions] }, not both" });
 
 const label = z.string().trim().max(200).refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
   .transform((s) => (s === "" ? null : s));

@@ -11,7 +11,8 @@
  */
 import type { Hono } from "hono";
 import { z } from "zod";
-import { defineRoute, validationDetails } from "../routes";
+import { defineRoute } from "../routes";
+import { parseWith } from "../plain-issues";
 import { parseQ } from "../row-query";
 import { onField, rowCreate, rowDelete, rowListQuery, rowUpdate, rowWrite } from "../row-bodies";
 import type { AppContext, AppEnv } from "../types";
@@ -64,15 +65,6 @@ export function batchBodyBytes(cfg: Config): number {
 function element(item: z.ZodType): z.ZodUnknown {
   const { $schema: _ignored, ...shape } = z.toJSONSchema(item, { io: "input" }) as Record<string, unknown>;
   return z.unknown().meta(shape);
-}
-
-/** Parses one batch element with `schema`, or throws the invalid_request the single-row route answers, its field the element's path (`rows.3.key`). */
-function parseElement<T extends z.ZodType>(schema: T, raw: unknown, at: [string, number]): z.infer<T> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const details = validationDetails(parsed.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] })), "body");
-  const first = (details.issues as Array<{ message: string }>)[0];
-  throw new RelayError("invalid_request", `Invalid ${at.join(".")}: ${details.field} — ${first?.message ?? "invalid"}`, details);
 }
 
 /**
@@ -166,7 +158,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     if (body.rows.length > cap) throw new RelayError("invalid_request", `At most ${cap} rows per batch; got ${body.rows.length}.`, { field: "rows", limit: cap });
     if (body.on !== undefined && body.rows.some(hasKey)) throw new RelayError("invalid_request", "on cannot be combined with per-row keys.", { field: "on" });
     const check = (raw: unknown, index: number) => {
-      const row = parseElement(rowWrite, raw, ["rows", index]);
+      const row = parseWith(rowWrite, raw, "body", ["rows", index]);
       requireRowData(row.data, `rows.${index}.data`);
       return row;
     };
@@ -182,7 +174,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
   }, async (c, { body }) => {
     const cap = config(c.env).limits.BATCH_MAX_ROWS;
     if (body.keys.length > cap) throw new RelayError("invalid_request", `At most ${cap} keys per batch; got ${body.keys.length}.`, { field: "keys", limit: cap });
-    return c.json(await perRow(body.keys, (raw, index) => parseElement(deleteKey, raw, ["keys", index]), (keys) =>
+    return c.json(await perRow(body.keys, (raw, index) => parseWith(deleteKey, raw, "body", ["keys", index]), (keys) =>
       toStore(c, (store, call, collection) => store.batchDelete(call, collection, keys))));
   });
 

@@ -99,7 +99,7 @@ export function selfAppRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "post", path: "/v1/self/apps/:appId/upgrade/dismiss", tag: "account", auth: "human",
     summary: "Hide the upgrade badge for one template version (default: the one on offer; conflict when none is on offer and none is named)",
-    body: z.strictObject({ version: z.string().trim().min(1).max(64).regex(/^[0-9A-Za-z.+-]+$/, "a version such as 1.2.0").optional() }), bodyOptional: true,
+    body: z.strictObject({ version: z.string().trim().min(1).max(64).regex(/^[0-9A-Za-z.+-]+$/, "must be a version such as 1.2.0").optional() }), bodyOptional: true,
     responses: { 200: { description: "Upgrade state", schema: upgradeSchema }, ...errors(400, 409), ...appErrors },
   }, async (c, { body }) => c.json(await dismissUpgrade(c.env, humanId(c), await ownedVisible(c), body.version)));
 

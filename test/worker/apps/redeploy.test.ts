@@ -128,14 +128,13 @@ describe("redeploy: refused bodies", () => {
     ["visibility", { html: "<p>x</p>", visibility: "public" }],
     ["an unknown field", { html: "<p>x</p>", colour: "red" }],
     ["html of the wrong type", { html: 1 }],
-    ["manifest as an array", { manifest: [] }],
     ["force of the wrong type", { html: "<p>x</p>", force: "yes" }],
     ["assets as null", { assets: null }],
   ])("%s → 400 invalid_request naming it", async (name, body) => {
     const o = await owner();
     const created = await deploy(o.key);
     const e = await refused(o, created.app_id, body, 400, "invalid_request");
-    const field = { "an unknown field": "colour", "html of the wrong type": "html", "manifest as an array": "manifest", "force of the wrong type": "force", "assets as null": "assets" }[name] ?? name;
+    const field = { "an unknown field": "colour", "html of the wrong type": "html", "force of the wrong type": "force", "assets as null": "assets" }[name] ?? name;
     expect(e.details?.field).toBe(field);
   });
 
