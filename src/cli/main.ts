@@ -3,7 +3,7 @@
 // declaration, runs it, and is the ONE place that turns errors into stderr output and
 // an exit code (0 ok, 1 error, 75 upgrade required).
 import { GLOBAL_FLAGS, parseArgs, splitCommand, wantsHelp } from "./argv.ts";
-import { findCommand, findNoun, NOUNS } from "./commands/registry.ts";
+import { COMMANDS, findCommand, findNoun, NOUNS } from "./commands/registry.ts";
 import type { Command, CommandContext } from "./commands/types.ts";
 import { ConfigStore } from "./config-store.ts";
 import { resolve } from "./context.ts";
@@ -17,6 +17,11 @@ import { announcedVersion, cliVersion } from "./version.ts";
 export interface MainIo extends Streams {
   stdin: CommandContext["stdin"];
   env: NodeJS.ProcessEnv;
+}
+
+/** Every word that can start a command: the verb-less commands (deploy, data) and the nouns. */
+function topLevelWords(): string[] {
+  return [...COMMANDS.map((c) => c.noun), ...NOUNS.map((n) => n.name)];
 }
 
 function unknownCommand(message: string, helpCommand: string): CliError {
@@ -50,7 +55,7 @@ export async function main(argv: string[], io: MainIo): Promise<number> {
       return await run(single, splitCommand(argv, 1).rest, io, out);
     }
     const noun = findNoun(words[0]);
-    if (!noun) throw unknownCommand(`Unknown command ${JSON.stringify(words[0])}; the nouns are ${NOUNS.map((n) => n.name).join(", ")}.`, "service");
+    if (!noun) throw unknownCommand(`Unknown command ${JSON.stringify(words[0])}; the commands are ${topLevelWords().join(", ")}.`, "service");
     const verb = words[1] === undefined ? undefined : noun.verbs.find((v) => v.verb === words[1]);
     if (!verb) {
       if (help) {

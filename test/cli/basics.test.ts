@@ -85,6 +85,9 @@ describe("argv errors", () => {
       expect(error.code).toBe("unknown_command");
       expect(error.hint).toContain("--help");
     }
+    // An unknown first word lists every command that exists, the verb-less ones included.
+    const message = (await runCli(home, ["frobnicate"])).error().message;
+    expect(message).toBe('Unknown command "frobnicate"; the commands are deploy, data, apps, members, grants, credentials, agent, key, config, skill.');
   });
 
   it("rejects unknown flags per verb with invalid_args and a hint naming --help", async () => {

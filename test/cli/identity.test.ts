@@ -77,6 +77,19 @@ describe("direct registration and keys", () => {
     expect(body.api_key).toBe(savedKey(home, "printed"));
     expect((await runCli(home, ["config", "show"])).json()).toMatchObject({ profile: "printed", profile_source: "store", url: relayUrl() });
   });
+
+  it("says on stderr when a new registration switches the current profile, and not otherwise", async () => {
+    const home = tempHome();
+    const first = await runCli(home, ["agent", "register", "--no-device", "--profile", "work", "--url", relayUrl()]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe("");
+    const again = await runCli(home, ["agent", "register", "--no-device", "--profile", "work", "--url", relayUrl()]);
+    expect(again.stderr).not.toContain("current profile");
+    const second = await runCli(home, ["agent", "register", "--no-device", "--profile", "play", "--url", relayUrl()]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toBe('warning: the current profile is now "play" (it was "work"); switch back with `service config use work`.\n');
+    expect((await runCli(home, ["config", "show"])).json()).toMatchObject({ profile: "play" });
+  });
 });
 
 describe("claiming", () => {

@@ -151,7 +151,7 @@ async function resume(ctx: CommandContext): Promise<void> {
   const reg = fromApproval(outcome.approved);
   const stored = ctx.store.readConfig().profiles[pending.profile];
   if (stored?.api_key) replacingWarning(ctx, pending.profile, stored.api_key);
-  const savedTo = saveKey(ctx.store, pending.profile, pending.url, reg.api_key);
+  const savedTo = saveKey(ctx, pending.profile, pending.url, reg.api_key);
   ctx.store.clearPending();
   ctx.out.json(result(ctx, reg, pending.profile, savedTo));
 }
@@ -168,7 +168,7 @@ export const agentRegister: Command = {
     "that agent is unclaimed until `service agent claim <code>`.",
     "--start parks a device registration in pending-device.json and returns at once;",
     "--resume checks it once: it saves the key, or fails with not_approved_yet (retryable).",
-    "The saved profile becomes the current one. The full key is printed only with --print-key.",
+    "The saved profile becomes the current one (a warning on stderr says when that switches profiles). The full key is printed only with --print-key.",
   ].join("\n"),
   flags: [
     { name: "name", kind: "string", value: "<name>", description: "agent name shown to your human (default cli-<hostname>)" },
@@ -220,7 +220,7 @@ export const agentRegister: Command = {
     }
     reg ??= await registerDirect(relay, name, secret);
     warnIfReplacing(ctx, resolved);
-    const savedTo = saveKey(ctx.store, resolved.profile, resolved.url, reg.api_key);
+    const savedTo = saveKey(ctx, resolved.profile, resolved.url, reg.api_key);
     ctx.out.json(result(ctx, reg, resolved.profile, savedTo));
   },
 };

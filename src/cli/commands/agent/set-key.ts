@@ -20,7 +20,7 @@ export const agentSetKey: Command = {
     const resolved = ctx.resolve({ allowMissingProfile: true });
     const key = await secretValue(ctx, ctx.args[0], "API key", "pipe it instead: `... | service agent set-key -`.");
     if (!key || /\s/.test(key)) throw invalidArgs("The API key must be one word without spaces.", ctx.command);
-    const savedTo = saveKey(ctx.store, resolved.profile, resolved.url, key);
+    const savedTo = saveKey(ctx, resolved.profile, resolved.url, key);
     ctx.out.json({ saved_to: savedTo, profile: resolved.profile, key_prefix: keyPrefix(key) });
   },
 };
