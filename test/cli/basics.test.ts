@@ -90,6 +90,12 @@ describe("argv errors", () => {
     expect(message).toBe('Unknown command "frobnicate"; the commands are deploy, data, apps, members, grants, credentials, agent, key, config, skill.');
   });
 
+  it("members list --help says which of customRoles and customRole is which", async () => {
+    const help = (await runCli(tempHome(), ["members", "list", "--help"])).stdout;
+    expect(help).toContain("customRoles holds every custom role the member has; customRole is the older");
+    expect(help).toContain("single-role view, the first of customRoles or null.");
+  });
+
   it("rejects unknown flags per verb with invalid_args and a hint naming --help", async () => {
     const home = tempHome();
     const run = await runCli(home, ["key", "list", "--yes"]);
