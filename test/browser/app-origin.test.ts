@@ -107,8 +107,14 @@ describe("app origins in Chromium", () => {
     const p = await newPage();
     const blocked: string[] = [];
     p.on("console", (msg) => { if (msg.type() === "error") blocked.push(msg.text()); });
+    const missing: string[] = [];
+    p.on("response", (res) => { if (res.status() >= 400) missing.push(`${res.status()} ${res.url()}`); });
     await p.goto(app.url);
     expect(await p.locator("#content").textContent()).toBe("Public page body");
+    // No icon declared: the relay's default icon is inline and allowed, and no favicon 404 is logged.
+    expect(await p.locator('link[rel="icon"]').getAttribute("href")).toMatch(/^data:image\/svg\+xml,/);
+    expect(missing.filter((line) => /favicon/.test(line))).toEqual([]);
+    expect(blocked.filter((m) => /favicon|data:image\/svg/.test(m))).toEqual([]);
     expect(await sessionKind(p)).toBe("anonymous");
     await p.locator('body[data-ready="anonymous"]').waitFor();
     expect(await p.evaluate(() => (window as unknown as { seenBeforeReady: unknown }).seenBeforeReady)).toBe("anonymous");

@@ -1,14 +1,15 @@
 /**
  * Paths the relay keeps for itself on every app origin (WIRE §4.3): `robots.txt`
  * (disallow everything unless a public app opted into indexing), `favicon.ico` (the
- * app's emoji icon on a public app, else 404), and `/.well-known/security.txt`,
+ * app's emoji icon on a public app, else the relay's default icon, so a browser's
+ * automatic request never logs a 404), and `/.well-known/security.txt`,
  * `/sitemap.xml` and attachment capability URLs under `/b/` answering 404 until those
  * features exist. An author can never deploy an asset at any of them.
  */
 import type { Hono } from "hono";
 import type { ServeEnv } from "./context";
 import { isIndexable } from "./context";
-import { iconSvg } from "./identity";
+import { DEFAULT_ICON_SVG, iconSvg } from "./identity";
 import { notFoundPage } from "./pages";
 
 export function reservedRoutes(app: Hono<ServeEnv>): void {
@@ -26,9 +27,9 @@ export function reservedRoutes(app: Hono<ServeEnv>): void {
   app.get("/favicon.ico", async (c) => {
     const served = c.get("served");
     const { policy } = await served.live();
-    // Gated apps show nothing of themselves before the gate; their document carries the icon inline.
-    if (served.app.visibility !== "public" || !policy.app.icon) return notFoundPage("This app has no icon here.");
-    return c.body(iconSvg(policy.app.icon), 200, {
+    // Gated apps show nothing of themselves before the gate (their document carries the icon inline).
+    const own = served.app.visibility === "public" && policy.app.icon ? policy.app.icon : null;
+    return c.body(own ? iconSvg(own) : DEFAULT_ICON_SVG, 200, {
       "Content-Type": "image/svg+xml",
       "Cache-Control": "public, max-age=60",
       "X-Content-Type-Options": "nosniff",

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers";
 import { SDK_HASH, SDK_SOURCE } from "../../../src/page-script/bundle.generated";
 import { appCall, ASSETS, b64, deploy, manifest, owner, PNG_BASE64, TEXT } from "./helpers";
+import { DEFAULT_ICON_SVG } from "../../../src/http/serve/identity";
 
 function bytesOf(base64: string): Uint8Array {
   return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
@@ -143,7 +144,7 @@ describe("reserved paths", () => {
     expect(await (await appCall(gated.slug, "/robots.txt")).text()).toBe("User-agent: *\nDisallow: /\n");
   });
 
-  it("favicon.ico is the public app's emoji icon, else 404", async () => {
+  it("favicon.ico is the public app's emoji icon, else the relay's default icon (never a 404 for the browser to log)", async () => {
     const who = await owner();
     const withIcon = await deploy(who, { manifest: manifest({ icon: "🎲" }) });
     const icon = await appCall(withIcon.slug, "/favicon.ico");
@@ -151,8 +152,13 @@ describe("reserved paths", () => {
     expect(icon.headers.get("content-type")).toBe("image/svg+xml");
     expect(icon.headers.get("content-security-policy")).toMatch(/^sandbox/);
     expect(await icon.text()).toContain("🎲");
-    expect((await appCall((await deploy(who)).slug, "/favicon.ico")).status).toBe(404);
-    expect((await appCall((await deploy(who, { visibility: "private", manifest: manifest({ icon: "🎲" }) })).slug, "/favicon.ico")).status).toBe(404);
+    for (const app of [await deploy(who), await deploy(who, { visibility: "private", manifest: manifest({ icon: "🎲" }) })]) {
+      const fallback = await appCall(app.slug, "/favicon.ico");
+      expect(fallback.status).toBe(200);
+      expect(fallback.headers.get("content-type")).toBe("image/svg+xml");
+      expect(fallback.headers.get("content-security-policy")).toMatch(/^sandbox/);
+      expect(await fallback.text()).toBe(DEFAULT_ICON_SVG);
+    }
   });
 
   it("security.txt, sitemap.xml and /b/* are 404 for now", async () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { expectError } from "../helpers";
 import { SDK_HASH, BOOTSTRAP_SOURCE } from "../../../src/page-script/bundle.generated";
 import { appCall, csp, deploy, manifest, owner, ownerToken, permissions, type Obj } from "./helpers";
+import { DEFAULT_ICON_SVG } from "../../../src/http/serve/identity";
 
 const BOOT = '<script data-svc="';
 const SDK_TAG = `<script src="/_svc/sdk.${SDK_HASH}.js" defer></script>`;
@@ -80,6 +81,12 @@ describe("head identity", () => {
     expect(text).toMatch(/<meta property="og:url" content="http:\/\/[a-z0-9-]+\.localhost:8787\/">/);
     expect(text).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(text).toContain('<meta name="robots" content="noindex, nofollow">');
+  });
+
+  it("an app without an icon gets the relay's default icon inline, so the browser asks for no favicon", async () => {
+    const { text } = await page("<!doctype html><html><head></head><body>x</body></html>", { name: "Plain" });
+    expect(count(text, 'rel="icon"')).toBe(1);
+    expect(text).toContain(`<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(DEFAULT_ICON_SVG)}">`);
   });
 
   it("leaves out whatever the author supplied", async () => {
