@@ -56,7 +56,7 @@ export async function requestDeletion(env: Env, humanId: string): Promise<{ emai
 }
 
 function deletionGone(): RelayError {
-  return new RelayError("gone", "This confirmation link is unknown, already used, replaced by a newer one, or expired. Ask again from your account (DELETE /v1/self).");
+  return new RelayError("gone", "This confirmation link is unknown, already used, replaced by a newer one, or expired. Ask again from your account page (/account/delete), or with DELETE /v1/self.");
 }
 
 /** The account a live confirmation link would delete (410 `gone` otherwise). */

@@ -50,10 +50,15 @@ export async function restoreTrashedApp(env: Env, app: AppRow): Promise<AppRow> 
   throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
 }
 
+/** Refuses an app that is not in the trash: only a trashed app can be purged. */
+export function requireTrashed(app: AppRow): AppRow {
+  if (app.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: app.status });
+  return app;
+}
+
 /** Destroys a trashed app now, irreversibly; a live app must be trashed first. */
 export async function purgeTrashedApp(env: Env, app: AppRow): Promise<void> {
-  if (app.status !== "deleted") throw new RelayError("conflict", "Only a deleted app can be purged; delete it first.", { status: app.status });
-  await purgeApp(env, app.id);
+  await purgeApp(env, requireTrashed(app).id);
 }
 
 /** Rows, feed and storage in the AppStore first, then the registry records. */

@@ -18,10 +18,11 @@ function form(fields: Array<[string, string]>): { body: string; contentType: str
   return { body: new URLSearchParams(fields).toString(), contentType: "application/x-www-form-urlencoded" };
 }
 
-/** The app's console page (`/console/apps/:id`) as `t`'s owner sees it. */
+/** The app's people and access page (`/console/apps/:id/members`) as `t`'s owner sees it. */
 const consoleBase = (t: Team) => `/console/apps/${t.app.app_id}`;
+const accessPage = (t: Team) => `${consoleBase(t)}/members`;
 async function consolePage(t: Team): Promise<string> {
-  return (await call(consoleBase(t), { session: t.who.human.session })).text();
+  return (await call(accessPage(t), { session: t.who.human.session })).text();
 }
 
 function post(t: Team, path: string, fields: Array<[string, string]> = [], session = t.who.human.session): Promise<Response> {
@@ -88,7 +89,7 @@ describe("console: grant links", () => {
 
     const revoked = await post(t, `/grants/${g.id}/revoke`);
     expect(revoked.status).toBe(303);
-    expect(revoked.headers.get("location")).toBe(`${base}?flash=grant-revoked`);
+    expect(revoked.headers.get("location")).toBe(`${base}/members?flash=grant-revoked`);
     expect((await grants(t)).find((x) => x.id === g.id)).toMatchObject({ active: false, revoked_at: expect.any(String) });
     const after = await (await call(revoked.headers.get("location")!, { session: t.who.human.session })).text();
     expect(after).toContain("Revoked the grant link.");
@@ -120,7 +121,7 @@ describe("console: service credentials", () => {
     const t = await team();
     const base = consoleBase(t);
     const session = t.who.human.session;
-    expect(await (await call(base, { session })).text()).toContain('id="no-credentials"');
+    expect(await (await call(`${base}/members`, { session })).text()).toContain('id="no-credentials"');
 
     const minted = await post(t, "/credentials", [["label", "Nightly job"], ["ops:notes", "read"], ["ops:notes", "create"], ["own:notes", "1"], ["ops:log", "read"], ["ttl_days", "10"]]);
     expect(minted.status).toBe(201);
@@ -135,16 +136,16 @@ describe("console: service credentials", () => {
     const ttl = Date.parse(cred.expires_at as string) - Date.parse(cred.created_at as string);
     expect(Math.abs(ttl - 10 * 86_400_000)).toBeLessThan(5_000);
     expect((await readNotes(t, token)).status).toBe(200);
-    const page = await (await call(base, { session })).text();
+    const page = await (await call(`${base}/members`, { session })).text();
     expect(page).toContain(`data-credential-id="${cred.id}" data-state="active"`);
     expect(page).not.toContain(token);
 
     const paused = await post(t, `/credentials/${cred.id}/pause`);
     expect(paused.status).toBe(303);
-    expect(paused.headers.get("location")).toBe(`${base}?flash=credential-paused`);
+    expect(paused.headers.get("location")).toBe(`${base}/members?flash=credential-paused`);
     expect((await readNotes(t, token)).status).toBe(401);
     expect(await (await call(paused.headers.get("location")!, { session })).text()).toContain(`data-credential-id="${cred.id}" data-state="paused"`);
-    expect((await post(t, `/credentials/${cred.id}/resume`)).headers.get("location")).toBe(`${base}?flash=credential-resumed`);
+    expect((await post(t, `/credentials/${cred.id}/resume`)).headers.get("location")).toBe(`${base}/members?flash=credential-resumed`);
     expect((await readNotes(t, token)).status).toBe(200);
 
     // Rotate with a 2-hour overlap: both tokens work; then with none: only the newest.
@@ -161,7 +162,7 @@ describe("console: service credentials", () => {
     expect((await readNotes(t, third)).status).toBe(200);
 
     const revoked = await post(t, `/credentials/${cred.id}/revoke`);
-    expect(revoked.headers.get("location")).toBe(`${base}?flash=credential-revoked`);
+    expect(revoked.headers.get("location")).toBe(`${base}/members?flash=credential-revoked`);
     expect((await readNotes(t, third)).status).toBe(401);
     // Revoke is permanent: resuming or rotating it is a conflict shown on the page.
     for (const action of ["resume", "rotate"]) {

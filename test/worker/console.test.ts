@@ -96,15 +96,37 @@ function isHtml(res: Response): void {
 }
 
 describe("console: signed out", () => {
-  it("redirects the home page and the device page to sign-in with return_to", async () => {
+  it("redirects the home page to sign-in with return_to", async () => {
     const visitor = new Visitor();
     const home = await visitor.get("/");
     expect(home.status).toBe(302);
     expect(home.headers.get("location")).toBe("/signin?return_to=%2F");
+  });
 
-    const device = await visitor.get("/device?code=ABCD-EFGH");
-    expect(device.status).toBe(302);
-    expect(device.headers.get("location")).toBe(`/signin?return_to=${encodeURIComponent("/device?code=ABCD-EFGH")}`);
+  it("shows the device page before sign-in: the code form, the request's code and agent, and a sign-in step back to it", async () => {
+    const visitor = new Visitor();
+    const blank = await visitor.get("/device");
+    expect(blank.status).toBe(200);
+    const form = await blank.text();
+    expect(form).toContain('<label for="user-code">');
+    expect(form).toContain('id="sign-in-later"');
+
+    const unknown = await visitor.get("/device?code=ZZZZ-ZZZZ");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('value="ZZZZ-ZZZZ"');
+
+    const flow = await (await visitor.api("/v1/device/code", "POST", { name: "signed-out-cli" })).json<{ user_code: string }>();
+    const device = await visitor.get(`/device?code=${flow.user_code}`);
+    expect(device.status).toBe(200);
+    const html = await device.text();
+    expect(html).toContain('<strong id="device-agent-name">signed-out-cli</strong>');
+    expect(html).toContain(`id="device-user-code">${flow.user_code}<`);
+    expect(html).not.toContain('value="approve"');
+    expect(html).toContain(`href="/signin?return_to=${encodeURIComponent(`/device?code=${flow.user_code}`)}"`);
+    // Deciding still needs a session.
+    const decided = await visitor.post("/device", { code: flow.user_code, decision: "approve" });
+    expect(decided.status).toBe(303);
+    expect(decided.headers.get("location")).toBe(`/signin?return_to=${encodeURIComponent(`/device?code=${flow.user_code}`)}`);
   });
 
   it("shows an accessible sign-in form that keeps a safe return_to and drops a foreign one", async () => {

@@ -249,13 +249,14 @@ export function AccessSections({ app, data, problem }: { app: AppRow; data: Acce
 }
 
 /** The once-only page after a mint or rotate: the secret, what it is, and the way back. */
-export function Secret({ app, what, value, note }: { app: AppRow; what: string; value: string; note: string }) {
+/** A link or token shown once, on the page answering the post that made it; `back` is the page to return to. */
+export function Secret({ app, what, value, note, back }: { app: AppRow; what: string; value: string; note: string; back: string }) {
   return (
     <>
       <p class="flash" role="status" id="flash">{what}</p>
       <p><strong>Copy it now: it is shown only this once.</strong> {note}</p>
       <p><code id="secret">{value}</code></p>
-      <p><a href={base(app)} id="back">Back to {app.slug}</a></p>
+      <p><a href={back} id="back">Back to {app.slug}</a></p>
     </>
   );
 }

@@ -19,7 +19,8 @@ import { OPS, mintBody as credentialBody } from "../v1/credentials";
 import { mintBody as grantBody } from "../v1/grants";
 import type { AppContext, HumanCaller } from "../types";
 import { type AccessSection, Secret } from "./app-access-view";
-import { appPage, myApp } from "./apps";
+import { appPage, myApp } from "./app-members";
+import { membersPath } from "./owner-app";
 import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
 
@@ -53,7 +54,7 @@ function whole(form: URLSearchParams, name: string): number | undefined {
 }
 
 function back(app: AppRow, flash: string): string {
-  return `/console/apps/${encodeURIComponent(app.id)}?flash=${flash}`;
+  return `${membersPath(app)}?flash=${flash}`;
 }
 
 function creator(human: HumanCaller): string {
@@ -97,7 +98,7 @@ const mintGrant: Handler = async (c, human, app, form) => {
   const { row, url } = await mintGrantLink(c.env, app, await liveManifest(c.env, app), input, creator(human));
   return renderPage(c, 201, `Grant link for ${app.slug}`, (
     <Secret app={app} what={`Created a ${row.mode} grant link for the role ${row.role}.`} value={url}
-      note="Send it to the people who should use the app with this role; whoever opens it is let in." />
+      note="Send it to the people who should use the app with this role; whoever opens it is let in." back={membersPath(app)} />
   ));
 };
 
@@ -141,7 +142,7 @@ const mintCredentialForm: Handler = async (c, human, app, form) => {
   const { row, token } = await mintCredential(c.env, app, manifest, input, creator(human));
   return renderPage(c, 201, `Service credential for ${app.slug}`, (
     <Secret app={app} what={`Created the service credential ${row.label ?? row.tokenPrefix}.`} value={token}
-      note="Give it to the backend as its bearer token; the relay keeps only a hash of it." />
+      note="Give it to the backend as its bearer token; the relay keeps only a hash of it." back={membersPath(app)} />
   ));
 };
 
@@ -157,7 +158,7 @@ const rotateForm: Handler = async (c, _human, app, form) => {
   const { row, token } = await rotate(c.env, app, c.req.param("credentialId")!, hours === undefined ? undefined : hours * 3600);
   const old = row.previousExpiresAt ? `The old token keeps working until ${row.previousExpiresAt}.` : "The old token stopped working at once.";
   return renderPage(c, 200, `Service credential for ${app.slug}`, (
-    <Secret app={app} what={`Rotated the service credential ${row.label ?? row.tokenPrefix}.`} value={token} note={old} />
+    <Secret app={app} what={`Rotated the service credential ${row.label ?? row.tokenPrefix}.`} value={token} note={old} back={membersPath(app)} />
   ));
 };
 

@@ -3,14 +3,18 @@
  * page offers to mail a sign-in link to the invited address and come back here. Signed
  * in as the invited address, it asks to accept (a form: opening a link never changes
  * anything, so mail scanners that prefetch links accept nothing); accepting makes the
- * person a member and leads them (a link through `/authorize`) into the app. Signed in as someone
- * else, it says so and changes nothing. A spent, replaced or expired invitation is 410.
+ * person a member and takes them straight into the app, signed in (through `/authorize`,
+ * which ends on the app's own origin). Signed in as someone else, it says so and changes
+ * nothing. A spent, replaced or expired invitation is 410.
  */
+import { config } from "../../config";
 import { normaliseEmail } from "../../db/humans";
 import { acceptInvitation, describeInvite } from "../../apps/members";
+import { appUrl } from "../../apps/urls";
 import type { AppContext } from "../types";
 import { When } from "./layout";
-import { currentHuman, linkToken, readForm, renderPage, seeOther, SignInAs } from "./page";
+import { openHref } from "./owner-app";
+import { currentHuman, linkToken, pageCsp, readForm, renderPage, seeOther, SignInAs } from "./page";
 import type { PageRoute } from "./routes";
 
 async function showInvite(c: AppContext): Promise<Response> {
@@ -40,6 +44,8 @@ async function showInvite(c: AppContext): Promise<Response> {
       </>
     ));
   }
+  // The accept form's redirects end on the app's own origin, which `form-action` must allow.
+  const appOrigin = new URL(appUrl(config(c.env), invite.app.slug)).origin;
   return renderPage(c, 200, title, (
     <>
       <p id="invite-summary">You are invited to use <strong>{invite.appName}</strong> as <strong>{invite.email}</strong>.</p>
@@ -48,7 +54,7 @@ async function showInvite(c: AppContext): Promise<Response> {
         <button type="submit" class="primary" id="accept-invite">Accept and open the app</button>
       </form>
     </>
-  ));
+  ), { "Content-Security-Policy": pageCsp([appOrigin]) });
 }
 
 async function accept(c: AppContext): Promise<Response> {
@@ -57,10 +63,8 @@ async function accept(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (!human) return seeOther(c, `/invite?token=${encodeURIComponent(token)}`);
   const { app } = await acceptInvitation(c.env, token, { humanId: human.humanId, email: human.email });
-  // Not straight to /authorize: the console's `form-action 'self'` also governs where a
-  // form's redirects may lead, and /authorize ends on the app's own origin. The next page
-  // links there instead.
-  return seeOther(c, `/console/apps?flash=joined&app=${encodeURIComponent(app.id)}`);
+  // /authorize signs the new member in to the app's own origin and lands there.
+  return seeOther(c, openHref(app));
 }
 
 export function invitePages(route: PageRoute): void {

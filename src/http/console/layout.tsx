@@ -26,7 +26,11 @@ button, input { font: inherit; }
 button { padding: .4rem .9rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--bg); color: var(--fg); cursor: pointer; }
 button.primary { background: var(--accent); border-color: var(--accent); color: var(--bg); }
 button.danger { border-color: var(--bad); color: var(--bad); }
+a.button { display: inline-block; padding: .4rem .9rem; border: 1px solid var(--line); border-radius: .4rem; text-decoration: none; }
+a.button.primary { background: var(--accent); border-color: var(--accent); color: var(--bg); }
+a.danger { color: var(--bad); }
 input[type=email], input[type=text] { padding: .4rem .6rem; border: 1px solid var(--muted); border-radius: .4rem; min-width: 16rem; background: var(--bg); color: var(--fg); }
+input.wide { width: 100%; }
 label { display: block; font-weight: 600; margin-bottom: .25rem; }
 .field { margin: 1rem 0; }
 .flash, .error, .note { padding: .75rem 1rem; border-radius: .4rem; margin: 1rem 0; }
@@ -39,7 +43,17 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line);
 td form { display: inline-block; margin: 0 .25rem .25rem 0; }
 code.secret { font-size: 1.25rem; padding: .25rem .5rem; border: 1px solid var(--line); border-radius: .3rem; user-select: all; }
 pre { padding: .75rem; border: 1px solid var(--line); border-radius: .4rem; overflow-x: auto; }
-.actions { display: flex; gap: .5rem; flex-wrap: wrap; }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; align-items: center; }
+nav.main a { margin-right: .75rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.5rem; margin: 1rem 0; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+fieldset { border: 1px solid var(--line); border-radius: .4rem; margin: 1rem 0; }
+.choice { margin: .35rem 0; }
+.choice label { display: inline; font-weight: normal; }
+.spaced { margin-top: 1.5rem; }
+code.data { font-size: .85rem; overflow-wrap: anywhere; white-space: pre-wrap; }
+.pager { margin: 1rem 0; }
 `;
 
 export interface LayoutProps {
@@ -61,6 +75,13 @@ export const Layout: FC<LayoutProps> = ({ title, signedInAs, children }) => (
       <a class="skip" href="#main">Skip to content</a>
       <header>
         <a class="brand" href="/">the relay</a>
+        {signedInAs ? (
+          <nav aria-label="Console" class="main">
+            <a href="/">Agents</a>
+            <a href="/console/apps" id="nav-apps">Apps</a>
+            <a href="/console/account" id="nav-account">Account</a>
+          </nav>
+        ) : null}
         {signedInAs ? (
           <nav aria-label="Account">
             <span class="muted">Signed in as <span id="signed-in-as">{signedInAs}</span></span>{" "}
@@ -92,3 +113,10 @@ export const Alert: FC<{ text: string | null }> = ({ text }) =>
 /** A timestamp readable by people and machines; "never" for null. */
 export const When: FC<{ iso: string | null }> = ({ iso }) =>
   iso ? <time datetime={iso}>{`${iso.slice(0, 16).replace("T", " ")} UTC`}</time> : <span class="muted">never</span>;
+
+/** A size in bytes, in the unit that reads best. */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

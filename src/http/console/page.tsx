@@ -17,10 +17,20 @@ import { Layout } from "./layout";
 
 const MAX_FORM_BYTES = 16_384;
 
+/**
+ * The pages' content security policy. Forms post only to this origin, and `form-action`
+ * also governs where a form's redirects may lead: a page whose form ends on an app's own
+ * origin (through /authorize) names that origin in `formTargets`.
+ */
+export function pageCsp(formTargets: string[] = []): string {
+  const formAction = ["'self'", ...formTargets].join(" ");
+  return `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
 /** Pages carry session data and secrets: never cached, never framed, no foreign scripts. */
 const PAGE_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "Content-Security-Policy": pageCsp(),
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "same-origin",

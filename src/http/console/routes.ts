@@ -13,10 +13,17 @@ import { homePages } from "./home";
 import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
-import { appsPages } from "./apps";
+import { appsListPages } from "./apps-list";
+import { appOverviewPages } from "./app-overview";
+import { appSettingsPages } from "./app-settings";
+import { appRowsPages } from "./app-rows";
+import { appFeedPages } from "./app-feed";
+import { appTrashPages } from "./app-trash";
+import { appMembersPages } from "./app-members";
 import { appAccessPages } from "./app-access";
 import { invitePages } from "./invite";
 import { transferPages } from "./transfer";
+import { accountPages } from "./account";
 import { accountDeletePages } from "./account-delete";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
@@ -33,10 +40,17 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   claimCodePages(route);
   devicePages(route);
   authorizePages(route);
-  appsPages(route);
+  appsListPages(route);
+  appOverviewPages(route);
+  appSettingsPages(route);
+  appRowsPages(route);
+  appFeedPages(route);
+  appTrashPages(route);
+  appMembersPages(route);
   appAccessPages(route);
   invitePages(route);
   transferPages(route);
+  accountPages(route);
   accountDeletePages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);

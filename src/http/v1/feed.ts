@@ -13,8 +13,8 @@ import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";
-import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
+import { requireFeedReadable } from "../../apps/feed-browse";
 import { storeCall, unwrap } from "../../apps/store-call";
 import { ownedApp, requireLive } from "./app-access";
 import { errors } from "./schemas";
@@ -34,9 +34,7 @@ export function feedRoutes(app: Hono<AppEnv>): void {
       410: { description: "resync_required (cursor below the retention floor or past the newest entry; details.head is where to resume), or gone for an archived or suspended app" },
     },
   }, async (c, { query }) => {
-    const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    if (target.status === "dormant") throw new RelayError("conflict", "app is dormant", { status: "dormant" });
-    if (target.status === "archived" || target.status === "suspended") throw new RelayError("gone", `This app is ${target.status}.`, { status: target.status });
+    const target = requireFeedReadable(requireLive(await ownedApp(c, c.req.param("id")!)));
     const limit = Math.min(query.limit ?? 100, config(c.env).limits.FEED_PAGE_MAX);
     const collections = query.collection === undefined ? undefined : [...new Set(query.collection.split(","))];
     return c.json(unwrap(await appStore(c.env, target.id).feed(storeCall(c, target), query.since ?? 0, limit, (query.wait ?? 0) * 1000, collections)));

@@ -1,5 +1,5 @@
 // The console's members pages: "Your apps" (owned and joined, with the role), an owned
-// app's members page, and its forms — add by email (member or invitation), set roles
+// app's people and access page (`/console/apps/:id/members`), and its forms — add by email (member or invitation), set roles
 // (checkboxes; none clears), remove, withdraw an invitation — each same-origin checked,
 // redirecting back with a flash, or re-rendering with the refusal. Another owner's app
 // is a 404 page; a signed-out visitor is sent to sign in; /v1/self/apps lists the same.
@@ -42,7 +42,7 @@ describe("console: an app's members", () => {
     const t = await team();
     const session = t.who.human.session;
     const base = `/console/apps/${t.app.app_id}`;
-    const page = await call(base, { session });
+    const page = await call(`${base}/members`, { session });
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain(`data-human-id="${t.who.human.humanId}" data-role="owner"`);
@@ -52,7 +52,7 @@ describe("console: an app's members", () => {
     const friend = await signIn();
     const added = await call(`${base}/members`, { method: "POST", session, ...form([["email", friend.email], ["role", "writer"]]) });
     expect(added.status).toBe(303);
-    expect(added.headers.get("location")).toBe(`${base}?flash=added&who=${encodeURIComponent(friend.email)}`);
+    expect(added.headers.get("location")).toBe(`${base}/members?flash=added&who=${encodeURIComponent(friend.email)}`);
     expect((await listMembers(t))[1]).toMatchObject({ humanId: friend.humanId, customRoles: ["writer"] });
     const flashed = await (await call(added.headers.get("location")!, { session })).text();
     expect(flashed).toContain(`${friend.email} is now a member.`);
@@ -117,7 +117,7 @@ describe("console: an app's members", () => {
     expect(await forged.text()).toContain('data-error-code="csrf_origin_mismatch"');
 
     for (const [method, path, body] of [
-      ["GET", base, []], ["POST", `${base}/members`, [["email", freshEmail()]]], ["POST", `${base}/members/${friend.humanId}/remove`, []],
+      ["GET", base, []], ["GET", `${base}/members`, []], ["POST", `${base}/members`, [["email", freshEmail()]]], ["POST", `${base}/members/${friend.humanId}/remove`, []],
       ["POST", `${base}/members/${friend.humanId}/roles`, [["role", "writer"]]], ["POST", `${base}/invites/cancel`, [["email", inv.email]]],
     ] as Array<[string, string, Array<[string, string]>]>) {
       const res = await call(path, { method, session: other.who.human.session, ...(method === "POST" ? form(body) : {}) });

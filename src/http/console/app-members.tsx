@@ -1,19 +1,18 @@
 /**
- * "My apps" and one app's members, in the console. The list shows the apps this person
- * owns and the ones they joined (with their custom roles). An owned app's page lists the
- * owner and members and offers plain forms: add by email (a member at once, or a mailed
- * invitation), set a member's custom roles (checkboxes of the manifest's roles; none
- * clears), remove a member, and withdraw a pending invitation. Every form goes through
- * the same functions as /v1/apps/:id/members, is same-origin checked by `page`, and
- * redirects back with a flash message; a refused form re-renders the page with the
+ * One owned app's people and access, in the console (`/console/apps/:id/members`). It
+ * lists the owner and members and offers plain forms: add by email (a member at once, or
+ * a mailed invitation), set a member's custom roles (checkboxes of the manifest's roles;
+ * none clears), remove a member, and withdraw a pending invitation. Every form goes
+ * through the same functions as /v1/apps/:id/members, is same-origin checked by `page`,
+ * and redirects back with a flash message; a refused form re-renders the page with the
  * reason and the refusal's status. The same page carries the app's grant links and
  * service credentials (`app-access-view.tsx`; their forms are in `app-access.tsx`).
  */
 import { z } from "zod";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { findAppForOwner, listApps, type AppRow } from "../../db/apps";
-import { appsJoinedBy, cancelInvite, pendingInvites } from "../../db/members";
+import { findAppForOwner, type AppRow } from "../../db/apps";
+import { cancelInvite, pendingInvites } from "../../db/members";
 import { addByEmail, liveManifest, membersOf, removeAppMember, setAppMemberRoles, type MemberView } from "../../apps/members";
 import { appUrl } from "../../apps/urls";
 import { normaliseEmail } from "../../db/humans";
@@ -25,6 +24,7 @@ import type { AppContext, HumanCaller } from "../types";
 import { hitAddressLimit } from "../middleware/rate-limit";
 import { AccessSections, type AccessProblem } from "./app-access-view";
 import { Alert, Flash, When } from "./layout";
+import { appPath, membersPath, openHref } from "./owner-app";
 import { currentHuman, lookup, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
 
@@ -37,62 +37,8 @@ export async function myApp(c: AppContext, human: HumanCaller): Promise<AppRow> 
   return app;
 }
 
-/** Opens an app signed in: /authorize hands this person a session for the app's own origin. */
-function openHref(app: AppRow): string {
-  return `/authorize?app=${encodeURIComponent(app.slug)}`;
-}
-
-function Roles({ roles }: { roles: string[] }) {
+export function Roles({ roles }: { roles: string[] }) {
   return roles.length ? <>{roles.map((r) => <><code>{r}</code> </>)}</> : <span class="muted">none</span>;
-}
-
-async function appsList(c: AppContext): Promise<Response> {
-  const human = await currentHuman(c);
-  if (!human) return toSignIn(c, "/console/apps");
-  const owned = await listApps(c.env, human.humanId, { status: "live", limit: 1000 });
-  const joined = await appsJoinedBy(c.env, human.humanId);
-  const justJoined = c.req.query("flash") === "joined" ? joined.find((j) => j.app.id === c.req.query("app")) : undefined;
-  return renderPage(c, 200, "Your apps", (
-    <>
-      {justJoined ? (
-        <p class="flash" role="status" id="flash">You joined {justJoined.app.slug}.{" "}
-          <a id="open-joined" href={openHref(justJoined.app)}>Open {justJoined.app.slug}</a></p>
-      ) : null}
-      <section aria-labelledby="owned-heading">
-        <h2 id="owned-heading">Apps you own</h2>
-        {owned.length ? (
-          <table id="owned-apps">
-            <thead><tr><th scope="col">App</th><th scope="col">Visibility</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col">Actions</th></tr></thead>
-            <tbody>{owned.map((app) => (
-              <tr data-app-id={app.id} data-role="owner">
-                <th scope="row"><a href={openHref(app)}>{app.slug}</a></th>
-                <td>{app.visibility}</td>
-                <td>{app.status}</td>
-                <td>owner</td>
-                <td><a href={`/console/apps/${encodeURIComponent(app.id)}`}>Members<span class="vh"> of {app.slug}</span></a></td>
-              </tr>
-            ))}</tbody>
-          </table>
-        ) : <p id="no-owned-apps">You own no apps yet. Your agent deploys them with <code>service deploy</code>.</p>}
-      </section>
-      <section aria-labelledby="joined-heading">
-        <h2 id="joined-heading">Apps you joined</h2>
-        {joined.length ? (
-          <table id="joined-apps">
-            <thead><tr><th scope="col">App</th><th scope="col">Role</th><th scope="col">Custom roles</th><th scope="col">Joined</th></tr></thead>
-            <tbody>{joined.map((j) => (
-              <tr data-app-id={j.app.id} data-role="member">
-                <th scope="row"><a href={openHref(j.app)}>{j.app.slug}</a></th>
-                <td>member</td>
-                <td><Roles roles={j.customRoles} /></td>
-                <td><When iso={j.joinedAt} /></td>
-              </tr>
-            ))}</tbody>
-          </table>
-        ) : <p id="no-joined-apps">You have not joined anyone else's app.</p>}
-      </section>
-    </>
-  ));
 }
 
 function RoleBoxes({ declared, held, idPrefix }: { declared: string[]; held: string[]; idPrefix: string }) {
@@ -170,7 +116,7 @@ export async function appPage(
   return renderPage(c, status, `Members of ${app.slug}`, (
     <>
       <Flash text={flash ? flash(known) : null} />
-      <p><a href={openHref(app)} id="open-app">Open the app</a> · <code>{appUrl(config(c.env), app.slug)}</code> · <a href="/console/apps">All your apps</a></p>
+      <p><a href={openHref(app)} id="open-app">Open the app</a> · <code>{appUrl(config(c.env), app.slug)}</code> · <a href={appPath(app)} id="back-to-app">Back to {app.slug}</a></p>
       <section aria-labelledby="members-heading">
         <h2 id="members-heading">People on this app</h2>
         <table id="members">
@@ -251,7 +197,7 @@ async function addMemberForm(c: AppContext): Promise<Response> {
     const result = await addByEmail(c.env, app, { email, roles: form.getAll("role"), actor: { humanId: human.humanId, agentId: null } },
       (p) => c.executionCtx.waitUntil(p));
     const who = encodeURIComponent(normaliseEmail(email));
-    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=${result.kind === "invited" ? "invited" : "added"}&who=${who}`);
+    return seeOther(c, `${membersPath(app)}?flash=${result.kind === "invited" ? "invited" : "added"}&who=${who}`);
   } catch (err) {
     if (formError(err)) return refusedPage(c, app, err, email);
     throw err;
@@ -267,7 +213,7 @@ async function setRolesForm(c: AppContext): Promise<Response> {
   try {
     // The same function as PATCH /v1/apps/:id/members/:humanId: it also asks the member's open sockets to reconnect.
     const member = await setAppMemberRoles(c.env, app, humanId, form.getAll("role"));
-    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=roles&who=${encodeURIComponent(member.email)}`);
+    return seeOther(c, `${membersPath(app)}?flash=roles&who=${encodeURIComponent(member.email)}`);
   } catch (err) {
     if (formError(err)) return appPage(c, app, err.status, err.message);
     throw err;
@@ -281,7 +227,7 @@ async function removeForm(c: AppContext): Promise<Response> {
   try {
     // The same function as DELETE /v1/apps/:id/members/:humanId: it also closes the person's open sockets.
     await removeAppMember(c.env, app, c.req.param("humanId")!);
-    return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=removed`);
+    return seeOther(c, `${membersPath(app)}?flash=removed`);
   } catch (err) {
     if (formError(err)) return appPage(c, app, err.status, err.message);
     throw err;
@@ -294,12 +240,11 @@ async function cancelInviteForm(c: AppContext): Promise<Response> {
   const app = await myApp(c, human);
   const form = await readForm(c);
   await cancelInvite(c.env, app.id, normaliseEmail(form.get("email") ?? ""));
-  return seeOther(c, `/console/apps/${encodeURIComponent(app.id)}?flash=cancelled`);
+  return seeOther(c, `${membersPath(app)}?flash=cancelled`);
 }
 
-export function appsPages(route: PageRoute): void {
-  route("get", "/console/apps", appsList);
-  route("get", "/console/apps/:id", showApp);
+export function appMembersPages(route: PageRoute): void {
+  route("get", "/console/apps/:id/members", showApp);
   route("post", "/console/apps/:id/members", addMemberForm);
   route("post", "/console/apps/:id/members/:humanId/roles", setRolesForm);
   route("post", "/console/apps/:id/members/:humanId/remove", removeForm);
