@@ -29,6 +29,7 @@ import { transferRoutes } from "./v1/transfer";
 import { orgRoutes } from "./v1/orgs";
 import { appTokenRoutes } from "./v1/app-tokens";
 import { docsRoutes } from "./docs";
+import { rowWriteActivity } from "../apps/activity";
 import { devMailRoutes } from "./dev/mail";
 import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
@@ -52,6 +53,7 @@ function toRelayError(err: unknown): RelayError {
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("/v1/*", cliVersionGate);
+  app.use("/v1/apps/:id/collections/*", rowWriteActivity((c) => c.req.param("id")));
 
   registerRoutes(app);
   deviceRoutes(app);

@@ -18,6 +18,7 @@ import { sdkRoutes } from "./sdk";
 import { sessionRoutes } from "./session";
 import { socketRoutes } from "./socket";
 import { dataRoutes } from "./data";
+import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
 
@@ -40,6 +41,7 @@ export function buildServeApp(): Hono<ServeEnv> {
     await next();
   });
 
+  app.use("/_svc/c/*", rowWriteActivity<ServeEnv>((c) => c.get("served").app.id));
   sessionRoutes(app);
   grantExchangeRoutes(app);
   sdkRoutes(app);
