@@ -138,8 +138,10 @@ describe("owner console in Chromium", () => {
     expect(new URL(flow.verification_uri_complete).origin).toBe(relayUrl);
 
     const page = await newPage(ip);
-    // Signed out, the link goes through sign-in and comes back to the same request.
+    // Signed out, the page shows the request; signing in comes back to the same request.
     await page.goto(flow.verification_uri_complete);
+    await heading(page, "Approve agent access?");
+    await page.getByRole("link", { name: "Sign in to approve" }).click();
     expect(new URL(page.url()).pathname).toBe("/signin");
     await signInHere(page, uniqueEmail("device"));
     expect(page.url()).toBe(flow.verification_uri_complete);
