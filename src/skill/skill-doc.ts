@@ -4,7 +4,7 @@
  * (spec B §Versioning 5). Bump SKILL_VERSION whenever the text changes meaningfully.
  */
 
-export const SKILL_VERSION = "0.4.0";
+export const SKILL_VERSION = "0.5.0";
 
 export const SKILL_MD = `<!-- service skill v${SKILL_VERSION} -->
 # The relay: a guide for agents
@@ -90,7 +90,8 @@ lives under \`x-service-manifest\`:
 Every collection names who may \`read\`, \`write\` and \`delete\` (and optionally \`update\` and
 \`countRead\`): \`owner\`, \`member\`, \`anyone\`, roles you declare, and row-scoped subjects such
 as \`creator\`. Nobody gets access a list does not give, not even the owner. The full grammar
-is in the relay's docs (\`docs/manifest.md\` in its repository).
+is the manifest guide at \`/docs/manifest\` on the relay. A refused manifest names the
+offending spot in \`details.path\` (\`""\` is the manifest as a whole: it must be a JSON object).
 
 ## 4. Use the data
 
@@ -139,7 +140,7 @@ it; it signs the viewer in, keeps a live local copy of each collection and follo
   public app, give collections anyone may write an \`anonWriteBudget\`; if such a collection
   scopes reads or edits to \`creator\`, each browser gets its own visitor identity.
 
-The page script reference is \`docs/page-script.md\` in the relay's repository.
+The page script's full reference is at \`/docs/page-script\` on the relay.
 
 ## 5. Share an app with people
 
@@ -166,6 +167,11 @@ Every error is \`{ "error": { "code", "message", "hint", "retryable", "docs_url"
 Read \`hint\`: it says what to do next. Only \`rate_limited\` (wait \`Retry-After\` seconds) and
 \`ingest_write_unavailable\` are worth retrying unchanged. \`cli_upgrade_required\` (426) means
 upgrade the CLI. The full list lives at \`/docs/errors\`; the API at \`/v1/openapi.json\`.
+
+Every page under \`/docs\` on the relay (\`/docs\` lists them) answers HTML to a browser and
+markdown when you send \`Accept: text/markdown\`; a guide's markdown is also at its address
+plus \`.md\` (\`/docs/manifest.md\`). A path in a hint, such as \`/docs/manifest#limits\`, is
+on the relay's own origin.
 
 ## 7. Profiles
 

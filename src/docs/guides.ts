@@ -1,0 +1,32 @@
+/**
+ * The guides the relay serves on its API origin, so an agent that knows only the relay's
+ * URL can read the manifest grammar and the page script's reference. They are the
+ * repository's own docs/*.md files, bundled into the Worker as text modules at build time
+ * (wrangler.toml's Text rule for *.md), so the served page and the file never differ.
+ *
+ * Each text is imported when its page is first asked for, not when the app is built:
+ * tools that only read the route registry under Node (the API reference generator) then
+ * never meet a markdown import, which only the Worker's bundler knows how to load.
+ */
+
+export interface Guide {
+  /** The page's path under /docs/. */
+  slug: string;
+  title: string;
+  /** What the guide is for, for the docs index. */
+  summary: string;
+  markdown: () => Promise<string>;
+}
+
+export const GUIDES: readonly Guide[] = [
+  {
+    slug: "manifest", title: "The app manifest",
+    summary: "collections and their row schemas, who may read and write them, rules (notify, schedules, webhooks, agent tasks, ingest), origins, limits, and every error a deploy can answer",
+    markdown: async () => (await import("../../docs/manifest.md")).default,
+  },
+  {
+    slug: "page-script", title: "The page script (window.service)",
+    summary: "how an app's page reads and writes rows, follows live changes, signs people in and handles refusals",
+    markdown: async () => (await import("../../docs/page-script.md")).default,
+  },
+];
