@@ -130,7 +130,7 @@ describe("console: a collection's rows", () => {
 
     const first = await page(base, session);
     expect(rowKeys(first)).toEqual(keys.slice(5).reverse());
-    expect(first).toMatch(/data-field="author" data-author-kind="agent">agent /);
+    expect(first).toMatch(/data-field="author" data-author-kind="agent"[^>]*>agent /);
     const next = nextHref(first);
     expect(next).toBe(`${base}?after=${encodeURIComponent(keys[5])}`);
     const last = await page(next!, session);
@@ -142,7 +142,7 @@ describe("console: a collection's rows", () => {
     await json(await call(`${t.path}/collections/notes`, { session, json: { data: { text: "Owner's Needle" } } }), 201);
     const found = await page(`${base}?text=needle`, session);
     expect(rowKeys(found)).toHaveLength(1);
-    expect(found).toContain(`data-author-kind="human">${t.who.human.email}</td>`);
+    expect(found).toMatch(new RegExp(`data-author-kind="human"[^>]*>${t.who.human.email.replace(/[.]/g, "\\.")}</td>`));
     const searched = await page(`${base}?text=${encodeURIComponent("note 1")}`, session);
     expect(rowKeys(searched)).toEqual([keys[19], keys[18], keys[17], keys[16], keys[15], keys[14], keys[13], keys[12], keys[11], keys[10], keys[1]]);
 

@@ -47,7 +47,7 @@ function UsageSection({ usage }: { usage: Usage }) {
         </table>
       ) : null}
       <h3>This month</h3>
-      <table id="usage-month">
+      <table id="usage-month" class="narrow">
         <tbody>{Object.entries(usage.month.flows).map(([metric, count]) => (
           <tr data-metric={metric}><th scope="row">{FLOW_WORDS[metric] ?? metric}</th><td>{count}</td></tr>
         ))}</tbody>

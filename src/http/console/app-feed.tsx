@@ -43,16 +43,16 @@ async function showFeed(c: AppContext, target: AppRow): Promise<Response> {
       <p><a href={appPath(app)} id="back-to-app">Back to {app.slug}</a> · <a href={feedPath(app)} id="refresh-feed">Newest changes</a></p>
       <p class="muted">Every change to the app's rows, newest first. Reload the page to see new ones.</p>
       {page.entries.length ? (
-        <table id="feed">
+        <table id="feed" class="records">
           <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Change</th><th scope="col">Row</th><th scope="col">Author</th><th scope="col">Data</th></tr></thead>
           <tbody>{page.entries.map((entry) => (
             <tr data-seq={String(entry.seq)} data-op={entry.op}>
               <th scope="row">{entry.seq}</th>
-              <td><When iso={entry.ts} /></td>
-              <td>{entry.purged ? "purged" : OP_WORDS[entry.op]}</td>
-              <td><a href={appPath(app, `/collections/${encodeURIComponent(entry.collection_name)}`)}>{entry.collection_name}</a> <code>{entry.row_key}</code></td>
+              <td data-label="When"><When iso={entry.ts} /></td>
+              <td data-label="Change">{entry.purged ? "purged" : OP_WORDS[entry.op]}</td>
+              <td data-label="Row"><a href={appPath(app, `/collections/${encodeURIComponent(entry.collection_name)}`)}>{entry.collection_name}</a> <code>{entry.row_key}</code></td>
               <AuthorCell author={entry.author} name={name} />
-              <td data-field="data"><DataPreview data={entry.data} /></td>
+              <td data-field="data" data-label="Data"><DataPreview data={entry.data} /></td>
             </tr>
           ))}</tbody>
         </table>

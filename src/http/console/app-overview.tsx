@@ -75,7 +75,7 @@ async function showApp(c: AppContext, app: AppRow): Promise<Response> {
         <Fact name="version" label="Live version">{app.currentVersion ?? <span class="muted">none</span>}</Fact>
         <Fact name="visibility" label="Visibility">{app.visibility}</Fact>
         <Fact name="usage" label="Stored">{`${usage.rowCount} of ${cfg.limits.MAX_ROWS_PER_APP} rows, ${sizeText(usage.storageBytes)}`}</Fact>
-        <Fact name="timezone" label="Time zone">{app.timezone ?? <span class="muted">UTC (not set)</span>}</Fact>
+        <Fact name="timezone" label="Time zone">{app.timezone ?? <span class="muted">not set</span>}</Fact>
         <Fact name="created" label="Created"><When iso={app.createdAt} /></Fact>
         <Fact name="last-activity" label="Last activity"><When iso={app.lastActivityAt} /></Fact>
       </dl>

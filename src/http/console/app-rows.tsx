@@ -79,15 +79,15 @@ async function showRows(c: AppContext, target: AppRow): Promise<Response> {
       <p><a href={appPath(app)} id="back-to-app">Back to {app.slug}</a> · <a href={appPath(app, "/feed")}>Live feed</a></p>
       <SearchForm app={app} collection={collection} query={query} />
       {page.rows.length ? (
-        <table id="rows">
-          <thead><tr><th scope="col">Key</th><th scope="col">Data</th><th scope="col">Author</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
+        <table id="rows" class="records">
+          <thead><tr><th scope="col">Key</th><th scope="col">Data</th><th scope="col">Author</th><th scope="col">Last changed</th></tr></thead>
           <tbody>{page.rows.map((row) => (
             <tr data-key={row.key}>
               <th scope="row"><code>{row.key}</code></th>
-              <td data-field="data"><DataPreview data={row.data} /></td>
+              <td data-field="data" data-label="Data"><DataPreview data={row.data} /></td>
               <AuthorCell author={row.author} name={name} />
-              <td><When iso={row.created_at} /></td>
-              <td><When iso={row.updated_at} /> <span class="muted">v{row.version}</span></td>
+              <td data-label="Last changed"><When iso={row.updated_at} /><br /><span class="muted">{row.version === 1 ? "version 1" : `version ${row.version}, created `}</span>
+                {row.version === 1 ? null : <When iso={row.created_at} />}</td>
             </tr>
           ))}</tbody>
         </table>

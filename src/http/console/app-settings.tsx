@@ -27,10 +27,10 @@ export function VisibilitySection({ app }: { app: AppRow }) {
   return (
     <section aria-labelledby="visibility-heading">
       <h2 id="visibility-heading">Who can open it</h2>
-      <p id="visibility" data-visibility={app.visibility}>{VISIBILITY_WORDS[app.visibility]}</p>
+      <p id="visibility" data-visibility={app.visibility}>Now <strong>{app.visibility}</strong>. Choose who may open it:</p>
       <form method="post" action={appPath(app, "/visibility")}>
         <fieldset>
-          <legend>Visibility</legend>
+          <legend class="vh">Visibility</legend>
           {VISIBILITIES.map((v) => (
             <div class="choice">
               <input type="radio" name="visibility" value={v} id={`visibility-${v}`} checked={v === app.visibility} />{" "}

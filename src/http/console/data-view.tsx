@@ -1,8 +1,8 @@
 /**
  * Pieces the console's data pages share (a collection's rows, the live feed): who wrote
  * something, named the way the owner knows them (a member or the owner by name or address,
- * one of their agents by name, anyone else by what they are); a row's data shown as
- * compact JSON, cut short when long; and the "next page" link of a paged list.
+ * one of their agents by name, anyone else by what they are); a row's data shown field by
+ * field, cut short when long; and the "next page" link of a paged list.
  */
 import type { Author } from "../../permissions";
 import type { AppDirectory } from "../../db/directory";
@@ -27,16 +27,34 @@ export function authorNamer(directory: AppDirectory): (author: Author) => string
 }
 
 export function AuthorCell({ author, name }: { author: Author; name: (author: Author) => string }) {
-  return <td data-field="author" data-author-kind={author.kind}>{name(author)}</td>;
+  return <td data-field="author" data-author-kind={author.kind} data-label="Author">{name(author)}</td>;
 }
 
-const PREVIEW_CHARS = 400;
+const VALUE_CHARS = 200;
+const FIELDS_SHOWN = 8;
 
-/** Row data as JSON, cut at a few hundred characters (the full row is one API call away). */
+function cut(text: string): string {
+  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}…` : text;
+}
+
+/**
+ * Row data for reading: an object's fields one per line (strings as they are, anything
+ * else as JSON), other values as JSON; long values and many fields cut short (the full row
+ * is one API call away).
+ */
 export function DataPreview({ data }: { data: unknown }) {
   if (data === null || data === undefined) return <span class="muted">no data</span>;
-  const text = JSON.stringify(data);
-  return <code class="data">{text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text}</code>;
+  if (typeof data !== "object" || Array.isArray(data)) return <code class="data">{cut(JSON.stringify(data))}</code>;
+  const fields = Object.entries(data);
+  if (fields.length === 0) return <span class="muted">empty</span>;
+  return (
+    <dl class="row-data">
+      {fields.slice(0, FIELDS_SHOWN).map(([name, value]) => (
+        <><dt>{name}</dt><dd data-name={name}>{typeof value === "string" ? cut(value) : <code>{cut(JSON.stringify(value))}</code>}</dd></>
+      ))}
+      {fields.length > FIELDS_SHOWN ? <><dt class="muted">…</dt><dd class="muted">{fields.length - FIELDS_SHOWN} more fields</dd></> : null}
+    </dl>
+  );
 }
 
 /** The link to the next page (or a note that this is the last one), and back to the first from a later page. */

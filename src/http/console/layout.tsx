@@ -53,6 +53,19 @@ fieldset { border: 1px solid var(--line); border-radius: .4rem; margin: 1rem 0; 
 .choice label { display: inline; font-weight: normal; }
 .spaced { margin-top: 1.5rem; }
 code.data { font-size: .85rem; overflow-wrap: anywhere; white-space: pre-wrap; }
+dl.row-data { display: grid; grid-template-columns: max-content 1fr; gap: 0 .75rem; margin: 0; }
+dl.row-data dt { color: var(--muted); }
+dl.row-data dd { margin: 0; overflow-wrap: anywhere; }
+td time { white-space: nowrap; }
+dl.row-data code { font-size: .9em; }
+@media (max-width: 40rem) {
+  table.records thead { display: none; }
+  table.records tr, table.records th, table.records td { display: block; border: 0; padding: .15rem 0; }
+  table.records tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  table.records td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+}
+table.narrow { width: auto; }
+table.narrow td { text-align: right; padding-left: 2rem; }
 .pager { margin: 1rem 0; }
 `;
 

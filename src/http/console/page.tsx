@@ -7,7 +7,7 @@
  */
 import type { Handler } from "hono";
 import type { Child } from "hono/jsx";
-import { RelayError, catalogue } from "../../errors";
+import { RelayError, catalogue, type ErrorCode } from "../../errors";
 import { readBodyText } from "../body";
 import { resolveHuman } from "../middleware/auth";
 import { assertSameOrigin } from "../middleware/csrf";
@@ -50,10 +50,15 @@ const errorTitles: Record<number, string> = {
   405: "Method not allowed", 409: "Already done", 410: "Expired", 413: "Too large", 429: "Too many requests",
 };
 
+/** Where the status alone would mislead (a 410 for an app in the trash is not "expired"). */
+const codeTitles: Partial<Record<ErrorCode, string>> = {
+  soft_deleted: "In the trash",
+};
+
 export function errorPage(c: AppContext, err: unknown): Response | Promise<Response> {
   const relayError = err instanceof RelayError ? err : new RelayError("internal_error");
   if (!(err instanceof RelayError)) console.error("console page failed", err);
-  const title = errorTitles[relayError.status] ?? "Something went wrong";
+  const title = codeTitles[relayError.code] ?? errorTitles[relayError.status] ?? "Something went wrong";
   return renderPage(c, relayError.status, title, (
     <div class="error" role="alert" id="error" data-error-code={relayError.code}>
       <p>{relayError.message}</p>
