@@ -92,6 +92,8 @@ async function signIn(base: string, email: string): Promise<string> {
   return cookie!;
 }
 
+type RowPage = { rows: Array<{ data: { n: number } }>; next_cursor: string | null; has_more: boolean };
+
 const MANIFEST = {
   "x-service-manifest": { app: { name: "Notes" }, collections: { notes: { read: ["owner"], write: ["owner"], delete: ["owner"] } } },
 };
@@ -116,8 +118,8 @@ async function newcomerAgent(base: string, cookie: string, index: number): Promi
   let since: string | null = null;
   let pages = 0;
   do {
-    const route = `/v1/apps/${appId}/collections/notes?limit=10${since ? `&since=${encodeURIComponent(since)}` : ""}`;
-    const page = await request<{ rows: Array<{ data: { n: number } }>; next_cursor: string | null; has_more: boolean }>(base, "GET", route, { key });
+    const route: string = `/v1/apps/${appId}/collections/notes?limit=10${since ? `&since=${encodeURIComponent(since)}` : ""}`;
+    const page: { status: number; body: RowPage } = await request<RowPage>(base, "GET", route, { key });
     expect(page.status).toBe(200);
     seen.push(...page.body.rows.map((row) => row.data.n));
     expect(page.body.has_more).toBe(page.body.next_cursor !== null);
