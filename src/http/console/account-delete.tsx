@@ -38,7 +38,7 @@ async function showStart(c: AppContext): Promise<Response> {
     return renderPage(c, 200, "Sign in to delete your account", (
       <>
         <p id="sign-in-prompt">To delete your account, first sign in with its email address. We then email that address a link to confirm.</p>
-        <p><a href={`/signin?return_to=${encodeURIComponent(HERE)}`} id="sign-in-to-delete">Sign in</a></p>
+        <p><a href={`/signin?return_to=${encodeURIComponent(HERE)}`} class="button primary" id="sign-in-to-delete">Sign in</a></p>
       </>
     ));
   }
