@@ -32,6 +32,13 @@ export interface Config {
    */
   appSessionSecret: string | null;
   /**
+   * The secret outbound connections' credentials are sealed with (`CONNECTIONS_KEY`, a
+   * Worker secret of at least 32 characters; src/connections/sealing.ts derives the AES-GCM
+   * key from it). Development mode falls back to a fixed key; in production a missing or
+   * short secret is null and connections are refused (501 not_implemented).
+   */
+  connectionsKey: string | null;
+  /**
    * The bot challenge the page script runs before an anonymous write to an `antiAbuse`
    * collection (WIRE §4.4): Turnstile's public site key (`TURNSTILE_SITE_KEY`) and where
    * the page loads Turnstile's script from (`TURNSTILE_SCRIPT_URL`, Cloudflare's by
@@ -112,6 +119,15 @@ function appSessionSecret(env: RawEnv, development: boolean): string | null {
   return development ? DEVELOPMENT_APP_SESSION_SECRET : null;
 }
 
+/** Only ever used with RELAY_ENV=development: what it seals is readable by anyone with the source. */
+const DEVELOPMENT_CONNECTIONS_KEY = "development-only connections key: never protects anything in production";
+
+function connectionsKey(env: RawEnv, development: boolean): string | null {
+  const value = str(env, "CONNECTIONS_KEY");
+  if (value !== undefined && value.length >= 32) return value;
+  return development ? DEVELOPMENT_CONNECTIONS_KEY : null;
+}
+
 /** Where Turnstile's browser script lives (the page script adds `?render=explicit`). */
 export const TURNSTILE_SCRIPT_DEFAULT = "https://challenges.cloudflare.com/turnstile/v0/api.js";
 /** Cloudflare's documented test site key: always passes, invisible, hands out `XXXX.DUMMY.TOKEN.XXXX`. */
@@ -167,6 +183,7 @@ export function config(env: object): Config {
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),
     appSessionSecret: appSessionSecret(raw, development),
+    connectionsKey: connectionsKey(raw, development),
     turnstile: turnstile(raw, development),
     limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
     flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),

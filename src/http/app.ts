@@ -25,6 +25,7 @@ import { feedRoutes } from "./v1/feed";
 import { credentialRoutes } from "./v1/credentials";
 import { grantRoutes } from "./v1/grants";
 import { memberRoutes } from "./v1/members";
+import { connectionRoutes } from "./v1/connections";
 import { transferRoutes } from "./v1/transfer";
 import { orgRoutes } from "./v1/orgs";
 import { appTokenRoutes } from "./v1/app-tokens";
@@ -70,6 +71,7 @@ export function buildApp(): Hono<AppEnv> {
   credentialRoutes(app);
   grantRoutes(app);
   memberRoutes(app);
+  connectionRoutes(app);
   transferRoutes(app);
   orgRoutes(app);
   appTokenRoutes(app);

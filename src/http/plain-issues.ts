@@ -11,7 +11,7 @@
  * follows the field's name ("must not contain control characters").
  */
 import type { z } from "zod";
-import { RelayError } from "../errors";
+import { RelayError, type ErrorCode } from "../errors";
 import { jsonKind } from "../json-kind";
 
 /** Which part of the request a schema reads. Its name stands in for the root of the value. */
@@ -166,13 +166,16 @@ export function plainIssue(issue: z.core.$ZodIssue, part: RequestPart): PlainIss
   return { field: dotted([...issue.path, ...unknownKey]) || part, message: `${subject} ${issue.message}` };
 }
 
-/** The `invalid_request` for a value a schema refused: the first problem as its message, every problem in details. */
-export function invalidRequest(issues: readonly z.core.$ZodIssue[], part: RequestPart): RelayError {
+/**
+ * The `invalid_request` (or the route's own code, such as `connection_invalid`) for a value
+ * a schema refused: the first problem as its message, every problem in details.
+ */
+export function invalidRequest(issues: readonly z.core.$ZodIssue[], part: RequestPart, code: ErrorCode = "invalid_request"): RelayError {
   const plain = issues.flatMap(narrowUnion).map((issue) => plainIssue(issue, part));
   const first = plain[0] ?? { field: part, message: `the ${part} is not valid` };
   const more = plain.length - 1;
   const message = more > 0 ? `${first.message} (and ${more} more problem${more === 1 ? "" : "s"} in details.issues)` : first.message;
-  return new RelayError("invalid_request", message, { field: first.field, issues: plain });
+  return new RelayError(code, message, { field: first.field, issues: plain });
 }
 
 /**
@@ -180,8 +183,10 @@ export function invalidRequest(issues: readonly z.core.$ZodIssue[], part: Reques
  * `at` places the value inside the request (a batch element is `["rows", 3]`), so its
  * fields are named from the request's root.
  */
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, part: RequestPart, at: readonly PropertyKey[] = []): z.infer<T> {
+export function parseWith<T extends z.ZodType>(
+  schema: T, value: unknown, part: RequestPart, at: readonly PropertyKey[] = [], code: ErrorCode = "invalid_request",
+): z.infer<T> {
   const result = schema.safeParse(value, { error: plainPredicate });
   if (result.success) return result.data;
-  throw invalidRequest(result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] })), part);
+  throw invalidRequest(result.error.issues.map((issue) => ({ ...issue, path: [...at, ...issue.path] })), part, code);
 }

@@ -12,6 +12,7 @@ import { allowAgentLookupReuse, requireAgent, requireHuman, requireOwnerActor, r
 import { requireMemberReader } from "./middleware/member-directory";
 import { rateLimit } from "./middleware/rate-limit";
 import { config, type Config } from "../config";
+import type { ErrorCode } from "../errors";
 import { parseWith } from "./plain-issues";
 
 /** Console forms parse their fields with the same translator as /v1 (src/http/plain-issues.ts). */
@@ -36,6 +37,8 @@ export interface RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType 
   body?: B;
   /** true: an empty body is read as `{}`. */
   bodyOptional?: boolean;
+  /** The catalogue code a body the schema refuses is answered with (default `invalid_request`), e.g. `connection_invalid`. */
+  bodyRefusal?: ErrorCode;
   query?: Q;
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   /** HTML pages and other non-API routes stay out of the OpenAPI document. */
@@ -85,7 +88,7 @@ export function defineRoute<B extends z.ZodType | undefined = undefined, Q exten
     if (spec.body) {
       const raw = await readJsonBody(c, spec.bodyOptional ?? false, spec.maxBodyBytes?.(config(c.env)));
       // Only an absent optional body reads as {}; a literal `null` is a wrong type.
-      body = parseWith(spec.body, raw === undefined ? {} : raw, "body");
+      body = parseWith(spec.body, raw === undefined ? {} : raw, "body", [], spec.bodyRefusal);
     }
     return handler(c as AppContext, { body: body as Infer<B>, query: query as Infer<Q> });
   };
