@@ -149,7 +149,6 @@ export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
   domain_invalid: "custom domains",
   domain_not_found: "custom domains",
   domain_taken: "custom domains",
-  connection_status_forbidden: "connections",
   ingest_not_found: "inbound hooks",
   ingest_payload_too_large: "inbound hooks",
   ingest_signature_invalid: "inbound hooks",

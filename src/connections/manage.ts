@@ -111,6 +111,11 @@ export function removeConnection(env: Env, app: AppRow, name: string): Promise<v
   return deleteConnection(env, app.id, name);
 }
 
+/** Where the owner gives an oauth2 connection consent: `GET …/connections/:name/authorize` on the API origin. */
+export function consentUrl(apiOrigin: string, appId: string, name: string): string {
+  return `${apiOrigin}/v1/apps/${encodeURIComponent(appId)}/connections/${encodeURIComponent(name)}/authorize`;
+}
+
 /**
  * Starts the owner's consent for the oauth2 connection `name`: remembers the `state`
  * (its hash) and the PKCE verifier (sealed) for ten minutes, and returns the provider's

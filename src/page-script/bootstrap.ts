@@ -8,7 +8,7 @@
  * queued for the deferred bundle to replay; promises handed out here settle then.
  * Kept tiny: it is sent inline with every document.
  */
-import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections } from "./types";
+import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections } from "./types";
 
 (() => {
   if (window.service?.__svc) return;
@@ -52,6 +52,7 @@ import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, S
       list: later("members.list") as () => Promise<never>,
       nameFor: (a: Author | null | undefined) => (a?.kind === "human" ? "a member" : a?.kind === "agent" ? "an agent" : "a visitor"),
     },
+    connections: { set: later("connections.set"), status: later("connections.status") } as unknown as ServiceConnections,
   };
   const internal: Internal = { config, queue, resolve, attached: false };
   Object.defineProperty(service, "__svc", { value: internal, enumerable: false });

@@ -22,7 +22,7 @@ import {
 import { Challenge } from "./challenge";
 import { Live } from "./live";
 import { Store, api } from "./store";
-import type { Author, BootstrappedService, BufferedCall, Internal, Member, ServiceSession } from "./types";
+import type { Author, BootstrappedService, BufferedCall, Connection, Internal, Member, ServiceConnections, ServiceSession } from "./types";
 
 /** How long `ready` waits for the socket's hello before snapshotting without a cursor. */
 const HELLO_WAIT_MS = 3000;
@@ -127,6 +127,23 @@ function membersOf(session: ServiceSession, credentials: Promise<void>) {
   };
 }
 
+/** `connections.set` / `connections.status`: the owner's (or owner's agent's) only; anyone else is refused `connection_status_forbidden`. */
+function connectionsOf(credentials: Promise<void>): ServiceConnections {
+  type Answer = { connection: Omit<Connection, "authorizeUrl">; authorizeUrl: string | null };
+  const path = (name: string) => `/_svc/connections/${encodeURIComponent(name)}`;
+  const flat = ({ connection, authorizeUrl }: Answer): Connection => ({ ...connection, authorizeUrl });
+  return {
+    set: async (name, settings) => {
+      await credentials;
+      return flat(await api<Answer>("PUT", path(name), settings));
+    },
+    status: async (name) => {
+      await credentials;
+      return flat(await api<Answer>("GET", path(name)));
+    },
+  };
+}
+
 async function start(): Promise<void> {
   const adopted = adopt();
   if (!adopted) return;
@@ -155,6 +172,7 @@ async function start(): Promise<void> {
   Object.defineProperty(service.feed, "cursor", { get: () => feed.cursor, enumerable: true, configurable: true });
   service.feed.on = feed.on;
   Object.assign(service.members, members);
+  Object.assign(service.connections, connectionsOf(credentials));
   replay(service, internal);
   reportHeight();
 

@@ -105,6 +105,53 @@ export interface ServiceMembers {
   nameFor(author: Author | null | undefined): string;
 }
 
+/** An outbound connection as `connections.set` and `connections.status` answer it (WIRE §2.6's Connection). */
+export interface Connection {
+  id: string;
+  name: string;
+  kind: "static" | "oauth2";
+  provider: string | null;
+  label: string | null;
+  allowedHost: string;
+  headerName: string;
+  status: "pending_auth" | "active" | "needs_reauth";
+  authScheme: string | null;
+  instanceBaseUrl: string | null;
+  scopes: string | null;
+  expiresAt: string | null;
+  secretFingerprint: string;
+  createdAt: string;
+  /** Where the owner gives an oauth2 connection consent (on the relay's own origin); null for a static one. */
+  authorizeUrl: string | null;
+}
+
+/** What `connections.set` takes: the fields of a connection create, without its name. */
+export interface ConnectionSettings {
+  kind?: "static" | "oauth2";
+  allowedHost: string;
+  headerName?: string;
+  headerValue?: string;
+  provider?: string;
+  label?: string;
+  authorizeUrl?: string;
+  tokenEndpoint?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string;
+  authScheme?: string;
+  instanceField?: string;
+  authParams?: Record<string, string>;
+  tokenParams?: Record<string, string>;
+}
+
+/** The owner's (or the owner's agent's) view of the app's outbound connections. */
+export interface ServiceConnections {
+  /** Creates the connection `name`, or replaces every setting and secret of it. */
+  set(name: string, settings: ConnectionSettings): Promise<Connection>;
+  /** The connection's status now (an oauth2 token about to expire is refreshed first). */
+  status(name: string): Promise<Connection>;
+}
+
 export interface ServiceSession {
   kind: SessionKind;
   humanId: string | null;
@@ -130,6 +177,7 @@ export interface ServiceGlobal {
   collections: ServiceCollections;
   feed: ServiceFeed;
   members: ServiceMembers;
+  connections: ServiceConnections;
 }
 
 /**

@@ -18,6 +18,7 @@ import { sdkRoutes } from "./sdk";
 import { sessionRoutes } from "./session";
 import { socketRoutes } from "./socket";
 import { dataRoutes } from "./data";
+import { connectionRoutes } from "./connections";
 import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
@@ -47,6 +48,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   sdkRoutes(app);
   socketRoutes(app);
   dataRoutes(app);
+  connectionRoutes(app);
   app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",
