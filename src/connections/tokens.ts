@@ -78,6 +78,7 @@ export async function freshAccessToken(env: Env, initial: ConnectionRow): Promis
 
     let stored: ConnectionRow | undefined;
     let failure: string | null = null;
+    let issued: string | null = null;
     if (!row.refreshTokenSealed) {
       failure = `connection "${row.name}": the access token expired and the provider gave no refresh token; the owner must authorize it again`;
       stored = await storeTokens(env, row.id, row.tokenGeneration, NEEDS_REAUTH);
@@ -89,13 +90,13 @@ export async function freshAccessToken(env: Env, initial: ConnectionRow): Promis
         failure = `connection "${row.name}": the provider refused the refresh (${outcome.error}); the owner must authorize it again`;
         stored = await storeTokens(env, row.id, row.tokenGeneration, NEEDS_REAUTH);
       } else {
+        issued = outcome.tokens.access_token;
         stored = await storeTokens(env, row.id, row.tokenGeneration, await issuedTokenFields(env, row, outcome.tokens));
       }
     }
     if (stored) {
-      if (failure !== null) return { ok: false, error: failure, row: stored };
-      row = stored;
-      continue;
+      // A token just issued is used even when the provider gives it less than the margin to live.
+      return failure !== null ? { ok: false, error: failure, row: stored } : { ok: true, token: issued!, row: stored };
     }
     // Someone changed the tokens meanwhile (a racing refresh, a new consent): judge theirs.
     const current = await getConnectionById(env, row.id);
