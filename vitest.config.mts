@@ -41,6 +41,8 @@ export default defineConfig({
           name: "worker",
           include: ["test/worker/**/*.test.ts", "test/unit/**/*.test.ts", "durable-objects/**/*.test.ts"],
           setupFiles: ["./test/worker/setup.ts"],
+          // A webhook receiver on 127.0.0.1 that the tests reach from inside workerd.
+          globalSetup: ["./test/support/webhook-receiver-setup.ts"],
         },
       },
       {

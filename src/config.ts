@@ -49,6 +49,8 @@ export interface Config {
   turnstile: { siteKey: string; scriptUrl: string } | null;
   limits: Record<string, number>;
   flags: Record<string, boolean>;
+  /** Delay before each retry of a failed webhook delivery (`WEBHOOKS_RETRY_SCHEDULE`); the last repeats. */
+  webhookRetryDelaysMs: number[];
 }
 
 type RawEnv = Record<string, unknown>;
@@ -62,7 +64,7 @@ const numberDefaults: Record<string, number> = {
   MAX_ATTACHMENT_BYTES: 5_000_000, MAX_BLOBS_PER_APP_BYTES: 104_857_600,
   MAX_BLOBS_PER_ACCOUNT_BYTES: 5_368_709_120, MAX_TASTE_BYTES: 16_384, MAX_EVENT_DATA_BYTES: 65_536,
   MAX_ARTIFACT_BYTES: 5_242_880, FEED_PAGE_MAX: 1000, INGEST_MAX_BODY_BYTES: 65_536, INGEST_MAX_HOOKS: 10,
-  INGEST_BACKFILL_MAX_BODIES: 500, WEBHOOKS_MAX_ATTEMPTS: 6, WEBHOOKS_APP_HOURLY_CAP: 500,
+  INGEST_BACKFILL_MAX_BODIES: 500, WEBHOOKS_MAX_ATTEMPTS: 8, WEBHOOKS_APP_HOURLY_CAP: 500,
   WEBHOOKS_DELIVERY_RETENTION_DAYS: 30, WEBHOOKS_DELIVERY_MAX_PER_APP: 1000,
   WEBHOOKS_FAILURE_NOTIFY_WINDOW_SECONDS: 3600, SCHEDULES_MAX_RULES: 10,
   SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
@@ -78,6 +80,30 @@ const flagDefaults: Record<string, boolean> = {
   WEBHOOKS_ENABLED: true, SCHEDULES_ENABLED: true, NOTIFY_EXTERNAL_ENABLED: false,
   NOTIFY_INAPP_ENABLED: false, NOTIFY_PUSH_ENABLED: false, BLOB_ENCRYPT_AT_REST: false,
 };
+
+/** The effect gates of WIRE §5.5: on by default in development mode (issue: every engine tryable locally). */
+const EFFECT_GATES = new Set(["WEBHOOKS_ENABLED", "SCHEDULES_ENABLED", "NOTIFY_EXTERNAL_ENABLED", "NOTIFY_INAPP_ENABLED", "NOTIFY_PUSH_ENABLED"]);
+
+/**
+ * Delays before each retry of a failed webhook delivery (after attempt 1, 2, …), as a
+ * comma-separated list of durations (`5s`, `5m`, `2h`); the last repeats. The production
+ * default keeps trying for about 27 hours over 8 attempts (Svix's schedule); development
+ * retries within seconds (CONTRACT §3).
+ */
+const WEBHOOK_RETRY_DEFAULT = "5s,5m,30m,2h,5h,10h,10h";
+const WEBHOOK_RETRY_DEVELOPMENT = "1s,2s,4s,8s,16s,32s,60s";
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `5s,5m,2h` → milliseconds; null when any part is unreadable or the list is empty. */
+export function parseDurations(text: string): number[] | null {
+  const parts = text.split(",").map((part) => part.trim());
+  const delays = parts.map((part) => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(part);
+    return match ? Math.round(Number(match[1]) * DURATION_UNITS[match[2]]) : Number.NaN;
+  });
+  return delays.length > 0 && delays.every((delay) => Number.isFinite(delay) && delay >= 0) ? delays : null;
+}
 
 function str(env: RawEnv, name: string): string | undefined {
   const value = env[name];
@@ -186,7 +212,9 @@ export function config(env: object): Config {
     connectionsKey: connectionsKey(raw, development),
     turnstile: turnstile(raw, development),
     limits: Object.fromEntries(Object.entries(numberDefaults).map(([k, d]) => [k, num(raw, k, d)])),
-    flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d)])),
+    flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d || (development && EFFECT_GATES.has(k)))])),
+    webhookRetryDelaysMs: parseDurations(str(raw, "WEBHOOKS_RETRY_SCHEDULE") ?? "")
+      ?? parseDurations(development ? WEBHOOK_RETRY_DEVELOPMENT : WEBHOOK_RETRY_DEFAULT)!,
   };
   cache.set(env, built);
   return built;

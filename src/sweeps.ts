@@ -2,11 +2,14 @@
  * Cron sweeps, each named: `expiries` drops what has expired so D1 does not grow without
  * bound (spent or expired codes, links, app-session grants, invitations, transfer offers,
  * deletion links and preview tokens, dead sessions, old limiter windows, old dev mail);
- * `trash` purges apps whose trash window has passed. The cron trigger runs them all, and
+ * `trash` purges apps whose trash window has passed; `webhooks` takes overdue deliveries a
+ * step and prunes the delivery journal. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
 import { purgeExpiredTrash } from "./apps/trash";
+import { runOverdueDeliveries } from "./effects/webhooks/deliveries";
+import { pruneJournal } from "./effects/webhooks/journal";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -31,6 +34,9 @@ export async function sweepExpired(env: Env, now = Date.now()): Promise<void> {
 const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Promise<unknown> }> = [
   { name: "expiries", run: sweepExpired },
   { name: "trash", run: (env, now) => purgeExpiredTrash(env, now) },
+  // Deliveries whose next attempt is long overdue (a lost message, a consumer that died
+  // mid-attempt) are taken a step; attempts always happen at the real time.
+  { name: "webhooks", run: async (env, now) => { await runOverdueDeliveries(env); await pruneJournal(env, now); } },
 ];
 
 /** Runs every sweep as if at `now`; answers the names of those that ran. */

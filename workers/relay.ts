@@ -8,7 +8,7 @@ import { buildApp } from "../src/http/app";
 import { buildServeApp } from "../src/http/serve/app";
 import { servedSlug } from "../src/http/serve/host";
 import { runSweeps } from "../src/sweeps";
-import { consumeEffects } from "../src/rules/consume";
+import { consumeEffects } from "../src/effects/consumer";
 
 export { AppStore } from "../durable-objects/app-store/app-store";
 
@@ -21,8 +21,8 @@ export default {
     return servedSlug(request.url, env) !== null ? apps.fetch(request, env, ctx) : api.fetch(request, env, ctx);
   },
 
-  async queue(batch: MessageBatch<unknown>, _env: Env, _ctx: ExecutionContext): Promise<void> {
-    await consumeEffects(batch);
+  async queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
+    await consumeEffects(batch, env);
   },
 
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {

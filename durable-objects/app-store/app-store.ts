@@ -22,7 +22,7 @@ import type { EffectKind } from "../../src/rules/match";
 import {
   attempt, failureOf, readSocketUpgrade, settle, socketRefused, staleAccess, SOCKET_PROTOCOL,
   type AppStoreApi, type AppStoreUsage, type BatchCreateInput, type BatchItem, type CallContext, type CloseReason, type DeletedRowView,
-  type FeedPage, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
+  type FeedPage, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
 } from "./contract";
 import { migrate, readMeta, readUsage } from "./schema";
 import { Rows, type WriteContext } from "./rows";
@@ -32,7 +32,7 @@ import { backfillConflicts } from "./unique";
 import { retentionView, setOverride, sweep, sweepDue } from "./retention";
 import { Watchers } from "./watchers";
 import { Withdrawals } from "./withdrawals";
-import { batchSuppression, flushOutbox, outboxPending, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
+import { batchSuppression, flushOutbox, outboxEntries, outboxPending, settleOutbox, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
 import { DueWork } from "./alarms";
 import { compileManifest, Manifests } from "./manifests";
 
@@ -358,6 +358,16 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     const hasRows = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", ROWS_TABLE).toArray().length > 0;
     const rowCount = hasRows ? readUsage(sql).liveRows : 0;
     return { rowCount, storageBytes: hasRows ? sql.databaseSize : 0 };
+  }
+
+  async outboxEntries(entryIds: number[]): Promise<OutboxEntryView[]> {
+    if (this.purged) return [];
+    return outboxEntries(this.ctx.storage.sql, entryIds);
+  }
+
+  async settleOutbox(entryIds: number[]): Promise<void> {
+    if (this.purged) return;
+    settleOutbox(this.ctx.storage.sql, entryIds);
   }
 
   async destroy(): Promise<void> {

@@ -286,6 +286,43 @@ export type SocketSelector = { humanId: string } | { agentId: string } | { grant
 /** Why every socket of the app is being closed (the Worker decides; see closeWatchers). */
 export type CloseReason = "dormant" | "suspended" | "reconnect";
 
+// ---- the effect outbox (outbox.ts) ----
+
+/** The queue message that points at one outbox entry (src/effects/messages.ts reads it). */
+export interface OutboxPointer {
+  /** `<app id>:<entry id>`: the entry's identity across redeliveries. */
+  outbox_id: string;
+  app_id: string;
+  entry_id: number;
+  kind: EffectKind;
+  rule_id: string;
+}
+
+/** The change an outbox entry records, as JSON in its payload: what the engines build their messages from. */
+export interface EffectChange {
+  seq: number;
+  op: "create" | "update";
+  collection: string;
+  key: string;
+  version: number;
+  data: JsonValue;
+  author: Author;
+  created_at: string;
+  /** The write's time (the row's updated_at). */
+  ts: string;
+  /** The writer asked to keep this kind of effect quiet (a batch import): recorded, not acted on. */
+  suppressed: boolean;
+}
+
+/** An entry as the consumer reads it: `payload` is the EffectChange recorded with the row (JSON). */
+export interface OutboxEntryView {
+  entry_id: number;
+  kind: EffectKind;
+  rule_id: string;
+  payload: string;
+  created_at: string;
+}
+
 // ---- the RPC surface ----
 
 /**
@@ -315,6 +352,12 @@ export interface AppStoreApi {
   /** Starter rows of a new app (`input_data`), all in one transaction: every row or none. */
   seed(call: CallContext, rows: Record<string, { key?: string; data: unknown }[]>): Promise<Outcome<{ count: number }>>;
   usage(): Promise<AppStoreUsage>;
+  /**
+   * The effect consumer's side of the outbox (outbox.ts): the entries its queue pointers
+   * name that are still unsettled, and settling them once their work is recorded in D1.
+   */
+  outboxEntries(entryIds: number[]): Promise<OutboxEntryView[]>;
+  settleOutbox(entryIds: number[]): Promise<void>;
   /** Purge: every row, feed entry and alarm of the app is gone for good. */
   destroy(): Promise<void>;
   schemaVersion(): Promise<number>;

@@ -1,15 +1,18 @@
 /**
  * The effect outbox: every rule a row write triggers (notify, webhooks, agentTasks) is
  * appended here in the write's own transaction, so an effect exists exactly when its row
- * change does. The due-work alarm (alarms.ts) hands the outbox to the effects queue,
- * oldest first, and an entry leaves only once the queue accepted it: delivery is at least
- * once, and consumers dedupe by `outbox_id`. When the queue refuses, each entry of the
- * batch counts an attempt and the flush is retried after a growing delay.
+ * change does. The due-work alarm (alarms.ts) hands the queue a pointer to each entry,
+ * oldest first — never the entry itself, so no message can pass the queue's size limit
+ * however large the row. The entry stays here until the effect consumer has recorded its
+ * work in D1 and settles it; an entry whose pointer was handed over but not settled in
+ * REQUEUE_AFTER_MS is handed over again (the consumer dedupes by `outbox_id`). When the
+ * queue refuses, each entry of the batch counts an attempt and the flush is retried after
+ * a growing delay.
  */
 import type { CompiledManifest } from "../../src/manifest";
 import { isOwnerOrAgent } from "../../src/permissions";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
-import type { BatchCreateInput, CallContext, FeedEntry } from "./contract";
+import type { BatchCreateInput, CallContext, EffectChange, FeedEntry, OutboxEntryView, OutboxPointer } from "./contract";
 
 /** How soon after a commit the outbox is handed to the queue. */
 export const OUTBOX_FLUSH_DELAY_MS = 1_000;
@@ -33,43 +36,69 @@ export function batchSuppression(call: CallContext, input: Pick<BatchCreateInput
  * Records each rule the change triggers, in the caller's transaction. A kind the caller
  * asked to keep quiet is recorded as suppressed, so the engines can tell.
  */
-export function recordEffects(sql: SqlStorage, manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind>, change: Change, entry: FeedEntry): void {
+export function recordEffects(
+  sql: SqlStorage, manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind>, change: Change, entry: FeedEntry, createdAt: string,
+): void {
   for (const match of matchRules(manifest, change)) {
-    const payload = JSON.stringify({
-      seq: entry.seq, op: change.op, collection: entry.collection_name, key: entry.row_key, version: entry.row_version,
-      data: entry.data, author: entry.author, ts: entry.ts, suppressed: suppressed.has(match.kind),
-    });
-    sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES (?, ?, ?, ?)", match.kind, match.ruleId, payload, entry.ts);
+    const payload: EffectChange = {
+      seq: entry.seq, op: change.op, collection: entry.collection_name, key: entry.row_key, version: entry.row_version ?? 1,
+      data: entry.data, author: entry.author, created_at: createdAt, ts: entry.ts, suppressed: suppressed.has(match.kind),
+    };
+    sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES (?, ?, ?, ?)", match.kind, match.ruleId, JSON.stringify(payload), entry.ts);
   }
 }
 
-/** Whether any effect waits for the queue (an existence probe: the outbox may be long while the queue is down). */
+/** Whether any effect waits to be handed to the queue (an existence probe on a partial index). */
 export function outboxPending(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM _svc_outbox LIMIT 1").toArray().length > 0;
+  return sql.exec("SELECT 1 FROM _svc_outbox WHERE queued_at IS NULL LIMIT 1").toArray().length > 0;
 }
 
-type OutboxEntry = { id: number; kind: string; rule_id: string; payload: string; attempts: number };
+/** An entry handed to the queue but not settled within this is handed over again. */
+export const REQUEUE_AFTER_MS = 15 * 60_000;
+
+type OutboxRow = { id: number; kind: EffectKind; rule_id: string; attempts: number };
 
 /**
- * Hands the outbox to the queue, oldest first, deleting each batch only after the queue
- * accepted it. Answers null when the outbox is empty, or when to try again after the queue
- * refused a batch (which stays, its attempts counted).
+ * Hands the queue a pointer to every entry not yet handed over (or handed over too long
+ * ago without being settled), oldest first, marking each batch once the queue accepted it.
+ * Answers when to run again: after the queue refused a batch (which stays, its attempts
+ * counted), or when the oldest unsettled entry is due to be handed over again; null when
+ * the outbox is empty.
  */
 export async function flushOutbox(sql: SqlStorage, queue: Queue, appId: string, now = Date.now()): Promise<number | null> {
   for (;;) {
-    const batch = sql.exec<OutboxEntry>("SELECT id, kind, rule_id, payload, attempts FROM _svc_outbox ORDER BY id LIMIT ?", OUTBOX_BATCH).toArray();
-    if (batch.length === 0) return null;
-    const last = batch[batch.length - 1].id;
+    const batch = sql.exec<OutboxRow>(
+      "SELECT id, kind, rule_id, attempts FROM _svc_outbox WHERE queued_at IS NULL OR queued_at <= ? ORDER BY id LIMIT ?",
+      now - REQUEUE_AFTER_MS, OUTBOX_BATCH,
+    ).toArray();
+    if (batch.length === 0) break;
+    const ids = batch.map((entry) => entry.id);
     try {
-      await queue.sendBatch(batch.map((entry) => ({
-        body: { outbox_id: `${appId}:${entry.id}`, app_id: appId, kind: entry.kind, rule_id: entry.rule_id, change: JSON.parse(entry.payload) },
+      await queue.sendBatch(batch.map((entry): { body: OutboxPointer } => ({
+        body: { outbox_id: `${appId}:${entry.id}`, app_id: appId, entry_id: entry.id, kind: entry.kind, rule_id: entry.rule_id },
       })));
     } catch (err) {
-      sql.exec("UPDATE _svc_outbox SET attempts = attempts + 1 WHERE id <= ?", last);
+      sql.exec(`UPDATE _svc_outbox SET attempts = attempts + 1 WHERE id IN (${ids.map(() => "?").join(",")})`, ...ids);
       const attempts = Math.max(...batch.map((entry) => entry.attempts)) + 1;
       console.error(`outbox of app ${appId}: the effects queue refused ${batch.length} entries (attempt ${attempts})`, err);
       return now + Math.min(OUTBOX_FLUSH_DELAY_MS * 2 ** attempts, MAX_RETRY_DELAY_MS);
     }
-    sql.exec("DELETE FROM _svc_outbox WHERE id <= ?", last);
+    sql.exec(`UPDATE _svc_outbox SET queued_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`, now, ...ids);
   }
+  const oldest = sql.exec<{ at: number | null }>("SELECT min(queued_at) AS at FROM _svc_outbox").one().at;
+  return oldest === null ? null : Number(oldest) + REQUEUE_AFTER_MS;
+}
+
+/** The entries the consumer's pointers name that are still unsettled (a settled one is simply absent). */
+export function outboxEntries(sql: SqlStorage, ids: readonly number[]): OutboxEntryView[] {
+  if (ids.length === 0) return [];
+  return sql.exec<{ id: number; kind: EffectKind; rule_id: string; payload: string; created_at: string }>(
+    `SELECT id, kind, rule_id, payload, created_at FROM _svc_outbox WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`, ...ids,
+  ).toArray().map((row) => ({ entry_id: Number(row.id), kind: row.kind, rule_id: row.rule_id, payload: row.payload, created_at: row.created_at }));
+}
+
+/** Drops entries whose work the consumer has recorded. */
+export function settleOutbox(sql: SqlStorage, ids: readonly number[]): void {
+  if (ids.length === 0) return;
+  sql.exec(`DELETE FROM _svc_outbox WHERE id IN (${ids.map(() => "?").join(",")})`, ...ids);
 }

@@ -47,8 +47,8 @@ export class Rows {
     private readonly suppressed: ReadonlySet<EffectKind> = new Set(),
   ) {}
 
-  private effects(change: Change, held: HeldEntry): void {
-    recordEffects(this.sql, this.manifest, this.suppressed, change, held.entry);
+  private effects(change: Change, held: HeldEntry, createdAt: string): void {
+    recordEffects(this.sql, this.manifest, this.suppressed, change, held.entry, createdAt);
   }
 
   private collection(name: string): CompiledCollection {
@@ -192,7 +192,7 @@ export class Rows {
     const row = this.live(collection, key)!;
     const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now });
     feed.push(created);
-    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created);
+    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, ctx.now);
     return { row: viewRow(row), created: true };
   }
 
@@ -225,7 +225,7 @@ export class Rows {
       prev: { data: current.data, editor: authorFrom(current.editor_kind, current.editor_id) },
     });
     feed.push(updated);
-    this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated);
+    this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated, current.created_at);
     return viewRow(this.live(collection, key)!);
   }
 

@@ -5,7 +5,7 @@
  * request sees the object (the pattern of DESIGN §5.4).
  */
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Each entry moves the schema from version i to i+1. Never edit a shipped step. */
 const MIGRATIONS: string[][] = [
@@ -92,6 +92,13 @@ const MIGRATIONS: string[][] = [
     // The store's due work (alarms.ts): when each job must run next at the latest, and how
     // many times in a row it failed. The alarm is set for the earliest `at`.
     "CREATE TABLE _svc_due (job TEXT PRIMARY KEY, at INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0)",
+  ],
+  [
+    // An outbox entry now stays after the queue accepted its pointer, until the effect
+    // consumer has recorded its work in D1 and settles it (outbox.ts); `queued_at` says when
+    // its pointer was last handed to the queue (null: not yet).
+    "ALTER TABLE _svc_outbox ADD COLUMN queued_at INTEGER",
+    "CREATE INDEX _svc_outbox_unqueued ON _svc_outbox (id) WHERE queued_at IS NULL",
   ],
 ];
 

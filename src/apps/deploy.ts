@@ -17,6 +17,7 @@ import {
 } from "../db/apps";
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
+import { mintWebhookSecret } from "../effects/webhooks/secret";
 import { appStore } from "./store";
 import { purgeApp } from "./trash";
 import { nowIso } from "../auth/tokens";
@@ -172,11 +173,13 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
+  const webhookSecret = compiled.webhooks.length > 0 ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,
     body: {
       app_id: app.id, slug, visibility, url, version: 1, created: true,
       ...(share ? { share_url: `${url}#k=${share.token}` } : {}),
+      ...(webhookSecret ? { webhook_secret: webhookSecret } : {}),
       ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
     },
   };
@@ -269,10 +272,12 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   }
   // Calls checked against the previous version are turned away from now on and checked again.
   await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
+  const webhookSecret = compiled.webhooks.length > 0 ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,
     body: {
       app_id: app.id, version: version.version, compat,
+      ...(webhookSecret ? { webhook_secret: webhookSecret } : {}),
       ...(breaks.length ? { breaks } : {}),
       ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
     },

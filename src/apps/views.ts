@@ -20,6 +20,8 @@ export const appDetail = appSummary.extend({
   manifest: z.record(z.string(), z.unknown()).nullable(), current_version: z.number().int().nullable(),
   owner_human_id: z.string(), row_count: z.number().int(), storage_bytes: z.string(), timezone: z.string().nullable(),
   deleted_at: z.string().nullable(),
+  /** The outbound webhook signing secret, once a deploy with webhooks minted it (WIRE §6.1). */
+  webhook_secret: z.string().optional(),
 });
 
 export function viewSummary(cfg: Config, app: AppRow): z.infer<typeof appSummary> {
@@ -31,10 +33,11 @@ export function viewSummary(cfg: Config, app: AppRow): z.infer<typeof appSummary
 }
 
 export function viewDetail(
-  cfg: Config, app: AppRow, manifest: Record<string, unknown> | null, usage: { rowCount: number; storageBytes: number },
+  cfg: Config, app: AppRow, manifest: Record<string, unknown> | null, usage: { rowCount: number; storageBytes: number }, webhookSecret: string | null = null,
 ): z.infer<typeof appDetail> {
   return {
     ...viewSummary(cfg, app), manifest, current_version: app.currentVersion, owner_human_id: app.ownerHumanId,
     row_count: usage.rowCount, storage_bytes: String(usage.storageBytes), timezone: app.timezone, deleted_at: app.deletedAt,
+    ...(webhookSecret ? { webhook_secret: webhookSecret } : {}),
   };
 }

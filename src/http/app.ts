@@ -31,6 +31,7 @@ import { orgRoutes } from "./v1/orgs";
 import { appTokenRoutes } from "./v1/app-tokens";
 import { docsRoutes } from "./docs";
 import { rowWriteActivity } from "../apps/activity";
+import { webhookRoutes } from "./v1/webhooks";
 import { devMailRoutes } from "./dev/mail";
 import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
@@ -67,6 +68,7 @@ export function buildApp(): Hono<AppEnv> {
   deployRoutes(app);
   appRoutes(app);
   rowRoutes(app);
+  webhookRoutes(app);
   feedRoutes(app);
   credentialRoutes(app);
   grantRoutes(app);

@@ -76,7 +76,7 @@ export function compileCondition(
   return { kind: "level", field, op: op as LevelOp, value: operand };
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+export const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** Checks `{{field}}` placeholders of a plain-text template; returns the fields named. */
 export function checkTemplate(text: string, path: string, code: ErrorCode): string[] {

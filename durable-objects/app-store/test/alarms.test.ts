@@ -1,10 +1,12 @@
 // The store's due work (alarms.ts): each job records when it must run next, the one alarm
 // is set for the earliest, a failing job comes back on its own after a growing delay while
 // the others still run, a wake of the store re-arms whatever is still due, and an outbox
-// the queue refuses stays, its attempts counted, until a later flush succeeds.
+// the queue refuses stays, its attempts counted, until a later flush succeeds; entries go
+// to the queue as pointers however large, and come back if never settled.
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DueWork } from "../alarms";
+import { flushOutbox, REQUEUE_AFTER_MS } from "../outbox";
 import { setup, manifestOf, type Ctx } from "../../../test/worker/rows/fixtures";
 import { waitFor } from "../../../test/support/wait";
 
@@ -14,6 +16,8 @@ const withWebhook = {
 (withWebhook["x-service-manifest"] as Record<string, unknown>).webhooks = [{ on: "create", collection: "notes", url: "http://127.0.0.1:9/hook" }];
 
 type DueRow = { job: string; at: number; failures: number };
+
+const payload = (data: string) => JSON.stringify({ seq: 1, op: "create", collection: "notes", key: "k", version: 1, data, suppressed: false });
 
 function dueRows(ctx: Ctx): Promise<DueRow[]> {
   return ctx.sql((sql) => sql.exec<DueRow>("SELECT job, at, failures FROM _svc_due ORDER BY job").toArray().map((row) => ({ ...row, at: Number(row.at), failures: Number(row.failures) })));
@@ -32,9 +36,14 @@ describe("due work", () => {
     expect(alarm!).toBeLessThanOrEqual(flush.at);
 
     expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
+    // Handed to the queue as a pointer: the entry stays (or is already settled by the
+    // consumer) and the flush comes back to hand it over again should it never be settled.
+    const handed = await ctx.sql((sql) => sql.exec<{ queued_at: number | null }>("SELECT queued_at FROM _svc_outbox").toArray());
+    expect(handed.every((entry) => entry.queued_at !== null)).toBe(true);
+    await waitFor(() => ctx.sql((sql) => sql.exec("SELECT id FROM _svc_outbox").toArray().length === 0), { timeout: 15_000, message: "the consumer settled the entry" });
+    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
     expect((await dueRows(ctx)).map((row) => row.job)).not.toContain("flush");
-    expect(await ctx.sql((sql) => sql.exec("SELECT id FROM _svc_outbox").toArray())).toEqual([]);
-  });
+  }, 30_000);
 
   it("a job that throws comes back after a delay that doubles per failure, without holding up the others, and a success clears its count", async () => {
     const ctx = await setup(withWebhook);
@@ -84,27 +93,38 @@ describe("due work", () => {
     expect(alarm).toBe(flush.at);
   });
 
-  it("an outbox entry the queue refuses stays, counts the attempt, and the flush comes back later", async () => {
+  it("a change far past the queue's 128 KB message limit is handed over as a pointer the real queue accepts", async () => {
     const ctx = await setup(withWebhook);
-    // An effect whose message is past the queue's 128 KB limit, so the real queue refuses
-    // it; recorded behind the store's back with an alarm far off, so only the forced ring runs.
     await ctx.list("notes"); // the store learns which app it is
-    const payload = (data: string) => JSON.stringify({ seq: 1, op: "create", collection: "notes", key: "k", version: 1, data, suppressed: false });
     await ctx.sql(async (sql, __, state) => {
       sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES ('webhooks', 'w0', ?, ?)", payload("x".repeat(200_000)), new Date().toISOString());
       await state.storage.setAlarm(Date.now() + 3_600_000);
     });
-    const before = Date.now();
     expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
     const entries = await ctx.sql((sql) => sql.exec<{ attempts: number }>("SELECT attempts FROM _svc_outbox").toArray());
-    expect(entries.map((entry) => Number(entry.attempts))).toEqual([1]);
-    const [flush] = (await dueRows(ctx)).filter((row) => row.job === "flush");
-    expect(flush.at - before).toBeGreaterThanOrEqual(2_000);
-    expect(await ctx.sql((_, __, state) => state.storage.getAlarm())).toBe(flush.at);
+    expect(entries.map((entry) => Number(entry.attempts)).filter((attempts) => attempts > 0)).toEqual([]);
+  });
 
-    // Once the entry fits, the next flush hands it over and it leaves.
-    await ctx.sql((sql) => sql.exec("UPDATE _svc_outbox SET payload = ?", payload("fits")));
-    expect(await runDurableObjectAlarm(ctx.stub())).toBe(true);
-    expect(await ctx.sql((sql) => sql.exec("SELECT id FROM _svc_outbox").toArray())).toEqual([]);
+  it("an outbox the queue refuses stays, counts the attempt, comes back later, and is handed over again once accepted", async () => {
+    const ctx = await setup(withWebhook);
+    await ctx.list("notes");
+    await ctx.sql(async (sql, __, state) => {
+      sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES ('webhooks', 'w0', ?, ?)", payload("fits"), new Date().toISOString());
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    // A queue that refuses every send (a stand-in for an outage; the real queue is used below).
+    const refusing = { sendBatch: async () => { throw new Error("queue unavailable"); } } as unknown as Queue;
+    const before = Date.now();
+    const retryAt = await ctx.sql((sql) => flushOutbox(sql, refusing, "app-x"));
+    expect(retryAt! - before).toBeGreaterThanOrEqual(2_000);
+    const [entry] = await ctx.sql((sql) => sql.exec<{ attempts: number; queued_at: number | null }>("SELECT attempts, queued_at FROM _svc_outbox").toArray());
+    expect({ attempts: Number(entry.attempts), queued_at: entry.queued_at }).toEqual({ attempts: 1, queued_at: null });
+    // The real queue takes it; an entry handed over but never settled is handed over again after REQUEUE_AFTER_MS.
+    const accepted = Date.now();
+    const requeueAt = await ctx.sql((sql) => flushOutbox(sql, env.EFFECTS, "app-x", accepted));
+    expect(requeueAt).toBe(accepted + REQUEUE_AFTER_MS);
+    const later = accepted + REQUEUE_AFTER_MS;
+    const again = await ctx.sql((sql) => flushOutbox(sql, env.EFFECTS, "app-x", later));
+    expect(again).toBe(later + REQUEUE_AFTER_MS);
   });
 });

@@ -4,6 +4,7 @@
  * deploy.ts; advisories and disclosure in app-review.ts.
  */
 import type { Hono } from "hono";
+import { webhookSecretOf } from "../../effects/webhooks/secret";
 import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
@@ -34,8 +35,11 @@ function decodeCursor(cursor: string): { lastActivityAt: string; id: string } {
 
 export async function detailOf(c: AppContext, app: AppRow) {
   const version = app.currentVersion === null ? undefined : await getVersion(c.env, app.id, app.currentVersion);
-  const usage = app.status === "deleted" ? { rowCount: 0, storageBytes: 0 } : await appStore(c.env, app.id).usage();
-  return viewDetail(config(c.env), app, version ? JSON.parse(version.manifestJson) : null, usage);
+  const [usage, webhookSecret] = await Promise.all([
+    app.status === "deleted" ? { rowCount: 0, storageBytes: 0 } : appStore(c.env, app.id).usage(),
+    webhookSecretOf(c.env, app.id),
+  ]);
+  return viewDetail(config(c.env), app, version ? JSON.parse(version.manifestJson) : null, usage, webhookSecret);
 }
 
 export function appRoutes(app: Hono<AppEnv>): void {

@@ -46,6 +46,7 @@ export function deployRoutes(app: Hono<AppEnv>): void {
         schema: z.object({
           app_id: z.string(), slug: z.string(), visibility, url: z.string(), version: z.number().int(), created: z.literal(true),
           share_url: z.string().optional(), warnings: z.array(z.string()).optional(),
+          webhook_secret: z.string().optional().meta({ description: "Minted with the first deploy whose manifest has webhooks (WIRE §6.1)" }),
         }),
       },
       200: { description: "Dry run: the deploy would succeed", schema: z.object({ ok: z.literal(true), warnings: z.array(z.string()) }) },
@@ -70,6 +71,7 @@ export function deployRoutes(app: Hono<AppEnv>): void {
         schema: z.object({
           app_id: z.string().optional(), version: z.number().int().optional(), ok: z.boolean().optional(),
           compat: z.enum(["clean", "forced", "incompatible"]), breaks: breaks.optional(), warnings: z.array(z.string()).optional(),
+          webhook_secret: z.string().optional().meta({ description: "Minted with the first deploy whose manifest has webhooks (WIRE §6.1)" }),
         }),
       },
       ...errors(400, 401, 404, 409, 413, 426),

@@ -1,9 +1,11 @@
 // Every accepted write records the rules it triggers in the AppStore's outbox, in the
 // same transaction; batches are silent by default (recorded as suppressed) unless
-// emitEffects; the alarm hands the outbox to the effects queue.
+// emitEffects; the alarm hands the queue a pointer to each entry, and the consumer settles
+// each once its work is recorded.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, claimedAgent, json, signIn } from "../helpers";
+import { waitFor } from "../../support/wait";
 
 const manifest = {
   "x-service-manifest": {
@@ -36,22 +38,27 @@ describe("outbox", () => {
 
     const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await outboxOf(app.app_id)).toEqual([]);
-  });
+    // Handed over as pointers; the consumer settles each entry once its delivery (or its silence) is recorded.
+    await waitFor(async () => (await outboxOf(app.app_id)).length === 0, { timeout: 15_000, message: "the consumer settled the outbox" });
+    const journal = await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE app_id = ?1").bind(app.app_id).first<{ n: number }>();
+    expect(journal!.n).toBe(2);
+  }, 30_000);
 });
 
 describe("effects consumer", () => {
-  it("acknowledges every message, well-formed or not, so nothing is redelivered forever", async () => {
+  it("acknowledges a pointer to a settled entry, an attempt of an unknown delivery and a malformed message, so nothing is redelivered forever", async () => {
     const { createMessageBatch, createExecutionContext, getQueueResult } = await import("cloudflare:test");
     const worker = (await import("../../../workers/relay")).default;
     const batch = createMessageBatch("relay-effects", [
-      { id: "m1", timestamp: new Date(), attempts: 1, body: { outbox_id: "a:1", app_id: "a", kind: "webhooks", rule_id: "r", change: {} } },
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { outbox_id: "a:1", app_id: "a", entry_id: 1, kind: "webhooks", rule_id: "r" } },
       { id: "m2", timestamp: new Date(), attempts: 1, body: "garbage" },
+      { id: "m3", timestamp: new Date(), attempts: 1, body: { type: "webhook_attempt", delivery_id: "whd_unknown" } },
+      { id: "m4", timestamp: new Date(), attempts: 1, body: { outbox_id: "a:2", app_id: "a", entry_id: "2", kind: "webhooks", rule_id: "r" } },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
-    expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
+    expect(result.explicitAcks.sort()).toEqual(["m1", "m2", "m3", "m4"]);
     expect(result.retryMessages).toEqual([]);
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * The effects queue's consumer (DESIGN §3): each message names work, never carries it.
+ * - An outbox pointer: the entry is read from the app's AppStore (absent: it was settled
+ *   already), turned into its engine's record in D1 (a webhook delivery, made once per
+ *   entry however often the pointer arrives), the entry settled, then the work started.
+ * - A webhook attempt: the delivery it names is taken a step (deliveries.ts).
+ * A message whose work throws is retried with a growing delay (the queue's dead-letter
+ * queue takes it after `max_retries`); a malformed one is acknowledged and reported,
+ * never retried. Notify and agent-task rules are recorded but no engine acts on them yet.
+ */
+import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
+import { appStore } from "../apps/store";
+import { readEffectMessage } from "./messages";
+import { deliveryForChange } from "./webhooks/fire";
+import { runDelivery } from "./webhooks/deliveries";
+
+/** A retried message waits 2^attempts seconds, at most this. */
+const MAX_RETRY_DELAY_SECONDS = 300;
+
+function retryLater(message: Message<unknown>): void {
+  message.retry({ delaySeconds: Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, message.attempts)) });
+}
+
+/** What one outbox entry asks for: the id of a webhook delivery to run, or nothing. */
+async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryView): Promise<string | null> {
+  const change = JSON.parse(entry.payload) as EffectChange;
+  switch (entry.kind) {
+    case "webhooks": {
+      const delivery = await deliveryForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
+      return delivery?.status === "pending" ? delivery.id : null;
+    }
+    case "notify":
+    case "agentTasks":
+      if (!change.suppressed) console.log(`effects: ${entry.kind} rule ${entry.rule_id} of app ${pointer.app_id} recorded; no engine acts on it in this relay yet`);
+      return null;
+  }
+}
+
+/** One app's pointers: read their entries in one call, record each, settle what was recorded. */
+async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<string[]> {
+  const deliveries: string[] = [];
+  let entries: Map<number, OutboxEntryView>;
+  try {
+    entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
+  } catch (err) {
+    console.error(`effects: the outbox of app ${appId} could not be read`, err);
+    for (const item of items) retryLater(item.message);
+    return deliveries;
+  }
+  const settled: number[] = [];
+  const recorded: Array<Message<unknown>> = [];
+  for (const { message, pointer } of items) {
+    const entry = entries.get(pointer.entry_id);
+    if (!entry) {
+      message.ack();
+      continue;
+    }
+    try {
+      const delivery = await recordEntry(env, pointer, entry);
+      if (delivery) deliveries.push(delivery);
+      settled.push(entry.entry_id);
+      recorded.push(message);
+    } catch (err) {
+      console.error(`effects: outbox entry ${pointer.outbox_id} could not be recorded`, err);
+      retryLater(message);
+    }
+  }
+  try {
+    await appStore(env, appId).settleOutbox(settled);
+  } catch (err) {
+    // The records exist (made once per entry); the pointers come back and find them.
+    console.error(`effects: the outbox of app ${appId} could not be settled`, err);
+  }
+  for (const message of recorded) message.ack();
+  return deliveries;
+}
+
+export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const byApp = new Map<string, Array<{ message: Message<unknown>; pointer: OutboxPointer }>>();
+  const attempts: Array<{ message: Message<unknown>; deliveryId: string }> = [];
+  for (const message of batch.messages) {
+    const read = readEffectMessage(message.body);
+    if (read === null) {
+      console.error("effects: malformed message dropped", message.id);
+      message.ack();
+    } else if (read.type === "webhook_attempt") {
+      attempts.push({ message, deliveryId: read.delivery_id });
+    } else {
+      const group = byApp.get(read.pointer.app_id) ?? [];
+      group.push({ message, pointer: read.pointer });
+      byApp.set(read.pointer.app_id, group);
+    }
+  }
+  const fresh = (await Promise.all([...byApp].map(([appId, items]) => consumeOutbox(env, appId, items)))).flat();
+  await Promise.all([
+    // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue.
+    ...fresh.map((deliveryId) => runDelivery(env, deliveryId).catch((err) => console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err))),
+    ...attempts.map(async ({ message, deliveryId }) => {
+      try {
+        await runDelivery(env, deliveryId);
+        message.ack();
+      } catch (err) {
+        console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);
+        retryLater(message);
+      }
+    }),
+  ]);
+}

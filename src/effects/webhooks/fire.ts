@@ -1,0 +1,65 @@
+/**
+ * A webhooks rule fired by a row change becomes a delivery (WIRE §5.5 webhooks[], §6.1):
+ * the rule is looked up in the app's live manifest at fire time (a rule gone since the
+ * write fires nothing), its target resolved (`url`, or `urlFromSetting` read from the
+ * settings row now, failing closed), and its body built — the standard envelope, or the
+ * rule's `bodyTemplate` rendered against the row. A target that cannot be resolved is
+ * journaled as a failed delivery, so the owner sees why nothing arrived.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { config } from "../../config";
+import { db } from "../../db/client";
+import { apps } from "../../db/apps-schema";
+import { liveManifest } from "../../apps/members";
+import { appStore } from "../../apps/store";
+import type { EffectChange } from "../../../durable-objects/app-store/contract";
+import type { WebhookRule } from "../../manifest";
+import { renderJsonTemplate } from "../../rules/templates";
+import { createDelivery, type DeliveryRow } from "./deliveries";
+
+/** The settings row a manifest's `settingsCollection` holds (WIRE §5.1). */
+export const SETTINGS_ROW_KEY = "install-config";
+
+/** The standard body of WIRE §6.1; `delivery_id` and `sent_at` are filled in per attempt. */
+export function standardBody(appId: string, change: EffectChange): string {
+  return JSON.stringify({
+    app_id: appId, collection: change.collection, op: change.op, feed_seq: change.seq, delivery_id: null,
+    row: { key: change.key, data: change.data, version: change.version, author: change.author, created_at: change.created_at, updated_at: change.ts },
+    sent_at: null,
+  });
+}
+
+type Target = { url: string } | { failedWith: string };
+
+async function resolveTarget(env: Env, app: typeof apps.$inferSelect, rule: WebhookRule, settingsCollection: string | null): Promise<Target> {
+  if (rule.url !== null) return { url: rule.url };
+  const setting = rule.urlFromSetting!;
+  if (!settingsCollection || app.currentVersion === null) return { failedWith: `urlFromSetting: the app has no settings collection to read ${setting} from` };
+  const answer = await appStore(env, app.id).getRow(
+    { appId: app.id, version: app.currentVersion, principal: { kind: "owner", humanId: app.ownerHumanId } }, settingsCollection, SETTINGS_ROW_KEY,
+  );
+  const value = answer.ok && typeof answer.value.data === "object" && answer.value.data !== null && !Array.isArray(answer.value.data)
+    ? (answer.value.data as Record<string, unknown>)[setting] : undefined;
+  if (typeof value !== "string" || value.trim() === "") return { failedWith: `urlFromSetting: the setting ${setting} is not set` };
+  return { url: value.trim() };
+}
+
+/**
+ * Records the delivery one outbox entry asks for; null when nothing is to be sent (the
+ * writer kept webhooks quiet, webhooks are off, the app or the rule is gone).
+ */
+export async function deliveryForChange(env: Env, appId: string, source: string, ruleId: string, change: EffectChange): Promise<DeliveryRow | null> {
+  if (change.suppressed || !config(env).flags.WEBHOOKS_ENABLED) return null;
+  const app = (await db(env).select().from(apps).where(and(eq(apps.id, appId), inArray(apps.status, ["active", "dormant"]))).limit(1))[0];
+  if (!app) return null;
+  const manifest = await liveManifest(env, app);
+  const rule = manifest?.webhooks.find((candidate) => candidate.id === ruleId);
+  if (!manifest || !rule) return null;
+  const target = await resolveTarget(env, app, rule, manifest.settingsCollection);
+  return createDelivery(env, {
+    appId, source, ruleId, collection: change.collection, rowKey: change.key, op: change.op, feedSeq: change.seq,
+    url: "url" in target ? target.url : rule.urlFromSetting ?? "", connection: rule.connection,
+    payload: rule.bodyTemplate ? renderJsonTemplate(rule.bodyTemplate, change.data) : standardBody(appId, change),
+    ...("failedWith" in target ? { failedWith: target.failedWith } : {}),
+  });
+}

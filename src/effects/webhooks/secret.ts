@@ -1,0 +1,64 @@
+/**
+ * An app's outbound webhook signing secret (WIRE §6.1–6.2): minted on the first deploy
+ * whose manifest has webhooks (and shown in that deploy's answer and on `GET /v1/apps/:id`
+ * to the owner and its agents), rotated only on request with a grace window in which the
+ * previous secret still signs. At most two are ever live.
+ */
+import { eq } from "drizzle-orm";
+import { db } from "../../db/client";
+import { webhookSecrets } from "../../db/effects-schema";
+import { RelayError } from "../../errors";
+import { nowIso } from "../../auth/tokens";
+
+export const GRACE_DEFAULT_SECONDS = 3600;
+export const GRACE_MAX_SECONDS = 86_400;
+
+function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `whsec_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}
+
+/** Mints the app's secret unless it has one; answers the secret when minted now, else null. */
+export async function mintWebhookSecret(env: Env, appId: string): Promise<string | null> {
+  const secret = newSecret();
+  const inserted = await db(env).insert(webhookSecrets).values({ appId, secret, createdAt: nowIso() }).onConflictDoNothing().returning();
+  return inserted.length > 0 ? secret : null;
+}
+
+/** The app's current secret, or null when none was ever minted. */
+export async function webhookSecretOf(env: Env, appId: string): Promise<string | null> {
+  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+  return row?.secret ?? null;
+}
+
+/** The secrets that sign a delivery now: the current one, and the previous while its grace lasts. */
+export async function signingSecrets(env: Env, appId: string, now = Date.now()): Promise<string[]> {
+  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+  if (!row) return [];
+  const previousLive = row.previousSecret !== null && row.previousExpiresAt !== null && Date.parse(row.previousExpiresAt) > now;
+  return previousLive ? [row.secret, row.previousSecret!] : [row.secret];
+}
+
+export interface RotatedSecret {
+  webhook_secret: string;
+  webhook_secret_previous: string;
+  webhook_secret_previous_expires_at: string;
+  rotated_at: string;
+}
+
+/**
+ * A new current secret; the old one signs beside it for `graceSeconds`. Rotating again
+ * within the grace replaces the retained one (never more than two live). 409 when the app
+ * never had a secret (no deploy with webhooks yet).
+ */
+export async function rotateWebhookSecret(env: Env, appId: string, graceSeconds: number, now = Date.now()): Promise<RotatedSecret> {
+  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+  if (!row) throw new RelayError("conflict", "This app has no webhook secret yet: deploy a manifest with webhooks first.");
+  const rotatedAt = new Date(now).toISOString();
+  const previousExpiresAt = new Date(now + graceSeconds * 1000).toISOString();
+  const secret = newSecret();
+  await db(env).update(webhookSecrets)
+    .set({ secret, previousSecret: row.secret, previousExpiresAt, rotatedAt })
+    .where(eq(webhookSecrets.appId, appId));
+  return { webhook_secret: secret, webhook_secret_previous: row.secret, webhook_secret_previous_expires_at: previousExpiresAt, rotated_at: rotatedAt };
+}
