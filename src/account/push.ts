@@ -4,7 +4,9 @@
  * { p256dh, auth } }`. The endpoint identifies the browser: saving it again updates the
  * keys (200), and saving one another account had saved moves it to this account (the
  * browser now belongs to whoever signed in last; 201). Each account keeps at most
- * MAX_PUSH_SUBSCRIPTIONS; beyond that the least recently saved one goes.
+ * MAX_PUSH_SUBSCRIPTIONS; beyond that the least recently saved one goes. A subscription
+ * its push service reports gone is deleted by endpoint (src/effects/notify/push.ts says
+ * when).
  */
 import { and, asc, eq } from "drizzle-orm";
 import { db } from "../db/client";
@@ -59,4 +61,13 @@ export async function saveSubscription(env: Env, humanId: string, input: Subscri
 /** Deletes this person's subscription for the endpoint (idempotent; another person's is untouched). */
 export async function deleteSubscription(env: Env, humanId: string, endpoint: string): Promise<void> {
   await db(env).delete(pushSubscriptions).where(and(eq(pushSubscriptions.humanId, humanId), eq(pushSubscriptions.endpoint, endpoint)));
+}
+
+/**
+ * Deletes the subscription for an endpoint its push service answered 404 or 410 to: the
+ * browser has dropped it, whoever had saved it. True when a row was deleted.
+ */
+export async function deleteGoneSubscription(env: Env, endpoint: string): Promise<boolean> {
+  const gone = await db(env).delete(pushSubscriptions).where(eq(pushSubscriptions.endpoint, endpoint)).returning({ id: pushSubscriptions.id });
+  return gone.length > 0;
 }
