@@ -1,10 +1,10 @@
 /**
  * The Hono app answering every app origin (`<slug>.<APPS_DOMAIN>`). It resolves the app
  * the host names once per request, then routes: `/_svc/*` (the page's own API: session,
- * page script), reserved paths, the document at `/` and `/index.html`, and assets at
- * their relative paths. App origins never see cookies: nothing here reads the inbound
- * Cookie header (the API session cookie belongs to another origin anyway), and any
- * Set-Cookie is stripped from every response.
+ * page script, service worker), reserved paths, the document at `/` and `/index.html`,
+ * and assets at their relative paths. App origins never see cookies: nothing here reads
+ * the inbound Cookie header (the API session cookie belongs to another origin anyway),
+ * and any Set-Cookie is stripped from every response.
  */
 import { Hono } from "hono";
 import { RelayError } from "../../errors";
@@ -15,6 +15,7 @@ import { servedSlug } from "./host";
 import { methodNotAllowedPage, notFoundPage } from "./pages";
 import { reservedRoutes } from "./reserved";
 import { sdkRoutes } from "./sdk";
+import { serviceWorkerRoutes } from "./service-worker";
 import { sessionRoutes } from "./session";
 import { socketRoutes } from "./socket";
 import { dataRoutes } from "./data";
@@ -46,6 +47,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   sessionRoutes(app);
   grantExchangeRoutes(app);
   sdkRoutes(app);
+  serviceWorkerRoutes(app);
   socketRoutes(app);
   dataRoutes(app);
   connectionRoutes(app);
