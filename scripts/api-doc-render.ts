@@ -145,12 +145,19 @@ ${accountSection}
 |---|---|
 | \`GET /\` | the owner console (sign-in at \`/signin\`) |
 | \`GET /device?code=\` | the device-approval page |
-| \`GET /console/apps\` | the apps I own or joined; \`/console/apps/<id>\`: an owned app's members, grant links and service credentials (links and tokens shown once, on the page answering the mint or rotate) |
+| \`GET /console/apps\` | the apps I own, in the trash, or joined |
+| \`/console/apps/<id>\` | an owned app's page: facts, visibility and share link, disclosure, collections, trash, restore, purge |
+| \`/console/apps/<id>/members\` | people and access: members, grant links and service credentials (links and tokens shown once, on the page answering the mint or rotate) |
+| \`/console/apps/<id>/collections/<name>\`, \`…/feed\` | an app's rows (newest first, searchable) and its live feed |
+| \`GET /console/account\` | my account: profile, product-update mail, usage, deletion |
+| \`GET /account/delete\` | without a token: sign in, or ask for the confirmation link |
 | \`GET /invite?token=\` | accept an app invitation (after signing in as the invited address) |
 | \`GET /docs/errors\` | every error code, with an anchor per code |
 | \`GET /skills/service/SKILL.md\` | the agents' guide (markdown), no credential |
 | \`GET /skills/service/SKILL.md/version\` | \`{ version }\` |
-| \`GET /__dev/mail\` | the development outbox (development mode only) |
+| \`GET /__dev/mail\` | the development outbox (development mode only): a page for a browser, JSON otherwise |
+| \`POST /__dev/cron\` | runs every scheduled sweep now, or as if at \`{ now }\` (development mode only) → \`{ ran }\` |
+| \`GET /docs\`, \`/docs/manifest\`, \`/docs/page-script\` | the guides: HTML by default, markdown for \`Accept: text/markdown\` |
 `;
 
 export function renderApiDoc(): string {
