@@ -42,6 +42,12 @@ import { grantsMint } from "./grants/mint.ts";
 import { grantsList } from "./grants/list.ts";
 import { grantsRevoke } from "./grants/revoke.ts";
 import { skillVersion } from "./skill/version.ts";
+import { connectionsCreate } from "./connections/create.ts";
+import { connectionsList } from "./connections/list.ts";
+import { connectionsDelete } from "./connections/delete.ts";
+import { connectionsDeliveries } from "./connections/deliveries.ts";
+import { connectionsReplay } from "./connections/replay.ts";
+import { connectionsAuthorizeUrl } from "./connections/authorize-url.ts";
 
 export const COMMANDS: Command[] = [deploy, data];
 
@@ -57,6 +63,11 @@ export const NOUNS: Noun[] = [
     name: "credentials",
     summary: "scoped bearer tokens for a backend you host (mint, list, pause, resume, revoke, rotate)",
     verbs: [credentialsMint, credentialsList, credentialsPause, credentialsResume, credentialsRevoke, credentialsRotate],
+  },
+  {
+    name: "connections",
+    summary: "credentials the app's webhooks send to one host, and the webhook delivery journal",
+    verbs: [connectionsCreate, connectionsList, connectionsDelete, connectionsDeliveries, connectionsReplay, connectionsAuthorizeUrl],
   },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
