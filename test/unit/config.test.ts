@@ -45,6 +45,27 @@ describe("config defaults", () => {
     expect(config({ RELAY_ENV: "development", RATE_LIMIT_REGISTER: " " }).rateLimit.register).toBe(0);
   });
 
+  it("the effect gates are on by default in development mode, off or on as set; production keeps its defaults", () => {
+    const gates = ["WEBHOOKS_ENABLED", "SCHEDULES_ENABLED", "NOTIFY_EXTERNAL_ENABLED", "NOTIFY_INAPP_ENABLED", "NOTIFY_PUSH_ENABLED"];
+    const development = config({ RELAY_ENV: "development" }).flags;
+    expect(gates.map((gate) => development[gate])).toEqual([true, true, true, true, true]);
+    expect(config({ RELAY_ENV: "development", NOTIFY_PUSH_ENABLED: "false" }).flags.NOTIFY_PUSH_ENABLED).toBe(false);
+    const production = config({}).flags;
+    expect(gates.map((gate) => production[gate])).toEqual([true, true, false, false, false]);
+    expect(config({ RELAY_ENV: "development" }).flags.BLOB_ENCRYPT_AT_REST).toBe(false);
+  });
+
+  it("reads the webhook retry schedule, falling back to the default for its mode on anything unreadable", () => {
+    const minute = 60_000;
+    expect(config({}).webhookRetryDelaysMs).toEqual([5_000, 5 * minute, 30 * minute, 120 * minute, 300 * minute, 600 * minute, 600 * minute]);
+    expect(config({ RELAY_ENV: "development" }).webhookRetryDelaysMs).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000]);
+    expect(config({ WEBHOOKS_RETRY_SCHEDULE: " 250ms, 1.5s ,2m,1h" }).webhookRetryDelaysMs).toEqual([250, 1_500, 2 * minute, 60 * minute]);
+    for (const bad of ["", "soon", "5s,,5m", "-1s", "5 s", "5d"]) {
+      expect(config({ WEBHOOKS_RETRY_SCHEDULE: bad }).webhookRetryDelaysMs[0]).toBe(5_000);
+    }
+    expect(config({}).limits.WEBHOOKS_MAX_ATTEMPTS).toBe(8);
+  });
+
   it("parses numbers, falling back on garbage, negatives and blanks", () => {
     expect(config({ RATE_LIMIT_REGISTER: "3" }).rateLimit.register).toBe(3);
     expect(config({ RATE_LIMIT_REGISTER: "0" }).rateLimit.register).toBe(0);
