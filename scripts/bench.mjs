@@ -13,10 +13,14 @@
 //       bare SELECT of 1,000 rows from the baseline
 //   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
 //       local relay), median wall time of process runs, beside `node -e 0` in the same run
+//   (e) write → signed webhook received by a receiver on 127.0.0.1, p50/p99 and deliveries
+//       per second at 1, 10 and 100 writers, beside a bare Worker → Queue → consumer POST
+//       (scripts/bench-webhooks.mjs)
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
-// BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10); BENCH_PROFILE=<file> adds one more relay
+// BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10), BENCH_HOOK_WRITES (100), BENCH_HOOK_WRITERS
+// ("1,10,100"); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
 // isolate spent its time.
 import { spawn, spawnSync } from "node:child_process";
@@ -29,6 +33,7 @@ import WebSocket from "ws";
 import { freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
+import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -49,6 +54,8 @@ const WATCH_WRITES = knob("BENCH_WATCH_WRITES", 50);
 const LIST_ROWS = Math.min(knob("BENCH_LIST_ROWS", 1000), 1000);
 const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
 const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
+const HOOK_WRITES = knob("BENCH_HOOK_WRITES", 100);
+const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 
 // ---------------------------------------------------------------------------------------
@@ -80,13 +87,13 @@ function tempDir(tag) {
 
 const quietEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_UPDATE_NOTIFIER: "1" };
 
-async function startBaseline() {
+async function startBaseline(hookTarget) {
   const port = await freePort();
   const persistTo = tempDir("baseline");
   const child = spawn(process.execPath, [
     wrangler, "dev", "--config", path.join(root, "bench", "baseline", "wrangler.toml"),
     "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", "0",
-    "--persist-to", persistTo, "--show-interactive-dev-session=false",
+    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--var", `HOOK_TARGET:${hookTarget}/baseline`,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout.on("data", (d) => { output += d; });
@@ -484,6 +491,35 @@ async function benchCli(relay) {
 }
 
 // ---------------------------------------------------------------------------------------
+// (e) write → signed webhook received
+
+async function benchWebhooks(relay, app, baseline, receiver) {
+  console.log(`\n(e) write → signed webhook received at a loopback receiver (${HOOK_WRITES} writes per run)`);
+  const hooked = {
+    ...manifest,
+    "x-service-manifest": { ...manifest["x-service-manifest"], webhooks: [{ on: "create", collection: "pings", url: `${receiver.url}/relay` }] },
+  };
+  const deployed = expectStatus(await request({ port: relay.port, method: "POST", path: "/v1/apps", headers: app.auth, json: { html: "<p>hooks</p>", manifest: hooked } }), 201, "deploy with webhooks").json();
+  receiver.setSecret(deployed.webhook_secret);
+  const rows = [["writers", "relay p50", "relay p99", "relay /s", "missing", "bare p50", "bare p99", "bare /s"]];
+  for (const writers of HOOK_WRITERS) {
+    const relayRun = await measureDeliveries({
+      writes: HOOK_WRITES, concurrency: writers, prefix: `relay-${writers}`, receiver,
+      send: async (mark) => expectStatus(await request({ port: relay.port, method: "POST", path: `/v1/apps/${deployed.app_id}/collections/pings`, headers: app.auth, json: { data: { title: mark, n: 1 } } }), 201, "create"),
+    });
+    const bareRun = await measureDeliveries({
+      writes: HOOK_WRITES, concurrency: writers, prefix: `bare-${writers}`, receiver,
+      send: async (mark) => expectStatus(await request({ port: baseline.port, method: "POST", path: "/hooked", json: { title: mark } }), 202, "enqueue"),
+    });
+    rows.push([writers, ms(percentile(relayRun.latencies, 50)), ms(percentile(relayRun.latencies, 99)), relayRun.perSecond.toFixed(1),
+      relayRun.missing, ms(percentile(bareRun.latencies, 50)), ms(percentile(bareRun.latencies, 99)), bareRun.perSecond.toFixed(1)]);
+  }
+  table(rows);
+  console.log(`  signatures that did not verify: ${receiver.badSignatures()}`);
+  console.log("  the relay's latency includes its outbox flush delay (1 s after the commit) and the queue's batch wait (up to 1 s); the bare path has only the latter");
+}
+
+// ---------------------------------------------------------------------------------------
 
 async function main() {
   const started = performance.now();
@@ -496,13 +532,16 @@ async function main() {
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000" },
   }), inspectorPort };
   cleanups.push(relay.stop);
-  const baseline = await startBaseline();
+  const receiver = await startHookReceiver();
+  cleanups.push(() => { void receiver.close(); });
+  const baseline = await startBaseline(receiver.url);
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
   await benchCreates(relay, app, baseline);
   if (WATCHERS.length) await benchWatchers(relay, app, baseline);
   await benchList(relay, app, baseline);
   await benchCli(relay);
+  if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

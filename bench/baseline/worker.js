@@ -3,7 +3,8 @@
 // row and sends it, as one serialised frame, to every socket opened on GET /ws
 // (hibernatable, no per-reader filtering); POST /rows/rpc makes the same insert as an RPC
 // call, the way the relay reaches its store (and the faster of the two); GET /rows?limit=N
-// reads the newest N rows.
+// reads the newest N rows. POST /hooked enqueues its body to a Queue whose consumer POSTs
+// it to HOOK_TARGET (the webhook baseline: no outbox, journal or signature).
 import { DurableObject } from "cloudflare:workers";
 
 export class BaselineStore extends DurableObject {
@@ -51,6 +52,10 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === "/health") return new Response("ok");
+    if (url.pathname === "/hooked" && request.method === "POST") {
+      await env.HOOKS.send(await request.text());
+      return new Response(null, { status: 202 });
+    }
     const stub = env.STORE.get(env.STORE.idFromName("one"));
     if (url.pathname === "/rows/rpc" && request.method === "POST") {
       const id = await stub.insert(await request.text());
@@ -58,5 +63,13 @@ export default {
     }
     if (url.pathname !== "/rows" && url.pathname !== "/ws") return new Response("not found", { status: 404 });
     return stub.fetch(request);
+  },
+
+  async queue(batch, env) {
+    await Promise.all(batch.messages.map(async (message) => {
+      const res = await fetch(env.HOOK_TARGET, { method: "POST", headers: { "content-type": "application/json" }, body: message.body });
+      await res.arrayBuffer();
+      message.ack();
+    }));
   },
 };

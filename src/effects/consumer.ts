@@ -49,11 +49,12 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   }
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
-  for (const { message, pointer } of items) {
+  // Each entry's record is its own (unique by the entry), so they are made side by side.
+  await Promise.all(items.map(async ({ message, pointer }) => {
     const entry = entries.get(pointer.entry_id);
     if (!entry) {
       message.ack();
-      continue;
+      return;
     }
     try {
       const delivery = await recordEntry(env, pointer, entry);
@@ -64,7 +65,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       console.error(`effects: outbox entry ${pointer.outbox_id} could not be recorded`, err);
       retryLater(message);
     }
-  }
+  }));
   try {
     await appStore(env, appId).settleOutbox(settled);
   } catch (err) {
