@@ -5,7 +5,7 @@
 // schedule (seconds), a 410 ends them and mails the owner once, a redirect is a failed
 // attempt never followed, a target the SSRF guard refuses is journaled, quiet batches
 // send nothing, replays and rotations work as WIRE §2.6 and §6.2 say.
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { call, claimedAgent, expectError, json, signIn } from "../helpers";
 import { quietFor, waitFor } from "../../support/wait";
@@ -216,6 +216,37 @@ describe("outbound webhooks", { timeout: 60_000 }, () => {
     await expectError(await call(`/v1/apps/${app.app_id}/webhooks/deliveries?status=lost`, { key }), 400, "invalid_request");
     await expectError(await call(`/v1/apps/${app.app_id}/webhooks/deliveries/whd_nope/replay`, { key, method: "POST" }), 404, "not_found");
     await expectError(await call(`/v1/apps/${app.app_id}/webhooks/deliveries`, { key: plain.key }), 404, "app_not_found");
+  });
+
+  it("pointers delivered twice, side by side and again later (as after a consumer that failed), make one delivery and one request", async () => {
+    const name = inbox();
+    const { key, app, rows } = await deployWith([{ on: "create", collection: "notes", url: `${receiver}/hook/${name}` }]);
+    const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
+    await json(await call(rows, { key, json: { data: { text: "twice" } } }), 201);
+    // Take the flush away from the store, so only the batches below hand the entry over.
+    const entries = await runInDurableObject(stub, async (_instance, state) => {
+      await state.storage.deleteAlarm();
+      return state.storage.sql.exec<{ id: number; rule_id: string }>("SELECT id, rule_id FROM _svc_outbox").toArray();
+    });
+    expect(entries).toHaveLength(1);
+    const pointer = { outbox_id: `${app.app_id}:${entries[0].id}`, app_id: app.app_id, entry_id: Number(entries[0].id), kind: "webhooks", rule_id: entries[0].rule_id };
+    const worker = (await import("../../../workers/relay")).default;
+    const deliver = async (id: string) => {
+      const batch = createMessageBatch("relay-effects", [{ id, timestamp: new Date(), attempts: 1, body: pointer }]);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, env, ctx);
+      return getQueueResult(batch, ctx);
+    };
+    const [first, second] = await Promise.all([deliver("m1"), deliver("m2")]);
+    expect([...first.explicitAcks, ...second.explicitAcks].sort()).toEqual(["m1", "m2"]);
+    const third = await deliver("m3");
+    expect(third.explicitAcks).toEqual(["m3"]);
+    await received(name);
+    await waitFor(async () => (await deliveries(key, app.app_id))[0]?.status === "delivered", { message: "delivered" });
+    await quietFor(1_000);
+    expect(await (await fetch(`${receiver}/log/${name}`)).json()).toHaveLength(1);
+    expect(await deliveries(key, app.app_id)).toHaveLength(1);
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec("SELECT id FROM _svc_outbox").toArray())).toEqual([]);
   });
 
   it("one outbox entry makes one delivery however often its pointer arrives; webhooks off makes none", async () => {
