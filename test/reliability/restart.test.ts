@@ -8,10 +8,13 @@
 //   - no row exists that was never asked for, and none was created twice;
 //   - the change feed has no gap: seqs run 1..N, each one more than the last, N equals the
 //     number of rows, and every row has exactly one create entry.
+// A second relay is killed between its writes' commits and their outbox flush; after the
+// restart every write's webhook still reaches a receiver on 127.0.0.1, once per row.
 // Only loopback addresses are used; the relay is stopped and its state removed even when
 // an assertion fails.
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
+import { createServer } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -283,4 +286,55 @@ describe("reliability: kill and restart the relay mid-burst", () => {
     expect(detail.status).toBe(200);
     expect(detail.json.row_count).toBe(TOTAL);
   }, 300_000);
+});
+
+describe("reliability: a crash between a write's commit and its outbox flush", () => {
+  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-effects-restart-"));
+  let relay: Relay | null = null;
+  const received: Array<{ delivery: string; rowKey: string }> = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { row: { key: string } };
+      received.push({ delivery: String(req.headers["x-service-delivery"]), rowKey: body.row.key });
+      res.writeHead(200).end("ok");
+    });
+  });
+
+  afterAll(async () => {
+    await stopRelay(relay).catch(() => undefined);
+    relay = null;
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+    rmSync(persistTo, { recursive: true, force: true });
+  });
+
+  it("still delivers each write's webhook, once per row, after the relay is killed and started again", async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const port = (await freePort()) as number;
+    relay = (await startRelay({ port, persistTo })) as Relay;
+    const base = relay.url;
+    const key = await claimedKey(base);
+    const manifest = { ...MANIFEST, "x-service-manifest": { ...MANIFEST["x-service-manifest"], webhooks: [{ on: "create", collection: "items", url: hookUrl }] } };
+    const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<h1>hooks</h1>", manifest } });
+    expect(created.status, created.text).toBe(201);
+    const rowsPath = `/v1/apps/${created.json.app_id as string}/collections/items`;
+    const keys = Array.from({ length: 5 }, (_, i) => `crash-${i}`);
+    for (const [i, rowKey] of keys.entries()) {
+      const res = await call(base, "POST", rowsPath, { key, body: { key: rowKey, data: { i } } });
+      expect(res.status, res.text).toBe(201);
+    }
+    // Killed at once: the outbox is flushed a second after a commit, so these are still in it.
+    await stopRelay(relay, "SIGKILL");
+    relay = (await startRelay({ port, persistTo })) as Relay;
+    await waitFor(() => new Set(received.map((r) => r.rowKey)).size === keys.length, {
+      timeout: 60_000, interval: 200, message: "every row's webhook after the restart",
+    });
+    const deliveriesPerRow = new Map<string, Set<string>>();
+    for (const { rowKey, delivery } of received) deliveriesPerRow.set(rowKey, (deliveriesPerRow.get(rowKey) ?? new Set()).add(delivery));
+    expect([...deliveriesPerRow.keys()].sort()).toEqual(keys);
+    for (const rowKey of keys) expect(deliveriesPerRow.get(rowKey)!.size, `distinct deliveries of ${rowKey}`).toBe(1);
+  }, 180_000);
 });
