@@ -19,7 +19,9 @@
  *   statement): a credential acts with whatever the app's owner may do, so one minted by
  *   the previous owner would otherwise gain the new owner's authority, and a previous
  *   owner who chose "remove me" would keep an owner-level bearer token. Grant links stay:
- *   each is bounded by its custom role, and the new owner sees and can revoke them.
+ *   each is bounded by its custom role, and the new owner sees and can revoke them;
+ * - every outbound connection of the app is deleted: its secrets are the previous owner's
+ *   (their API keys, their oauth2 consent), which the new owner's webhooks must not send.
  * App sessions need nothing else: access is re-decided on every request, so the old
  * owner's sessions act as a member's (kept) or are refused (removed) from the next one.
  */
@@ -225,6 +227,9 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
       onlyIf: exists(db(env).select({ one: sql`1` }).from(appTransfers)
         .where(and(eq(appTransfers.id, transfer.id), eq(appTransfers.status, "accepted"), eq(appTransfers.resolvedAt, now)))),
     }),
+    // The previous owner's connections hold their secrets (their API keys, their oauth2 grants).
+    env.DB.prepare(`DELETE FROM connection_authorizations WHERE app_id = ?3 AND ${accepted}`).bind(transfer.id, now, app.id),
+    env.DB.prepare(`DELETE FROM app_connections WHERE app_id = ?3 AND ${accepted}`).bind(transfer.id, now, app.id),
   ]);
   if (moved.meta.changes !== 1) {
     await liveOffer(env, token); // throws gone when it was withdrawn, spent or expired meanwhile

@@ -15,6 +15,7 @@ import { nowIso } from "../auth/tokens";
 import { appStore } from "./store";
 import { endAllSockets } from "./sockets";
 import { deleteAppAccess } from "../db/grant-links";
+import { deleteAppConnections } from "../db/connections";
 import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
 
@@ -66,6 +67,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await appStore(env, appId).closeWatchers("reconnect");
   await appStore(env, appId).destroy();
   await deleteAppAccess(env, appId);
+  await deleteAppConnections(env, appId);
   await deleteAppMembers(env, appId);
   await deleteAppAccountData(env, appId);
   const d = db(env);

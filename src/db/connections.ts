@@ -69,6 +69,14 @@ export async function deleteConnection(env: Env, appId: string, name: string): P
   if (deleted) await db(env).delete(connectionAuthorizations).where(eq(connectionAuthorizations.connectionId, deleted.id));
 }
 
+/** Every connection of the app and its pending consents, when the app is purged. */
+export async function deleteAppConnections(env: Env, appId: string): Promise<void> {
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM connection_authorizations WHERE app_id = ?1").bind(appId),
+    env.DB.prepare("DELETE FROM app_connections WHERE app_id = ?1").bind(appId),
+  ]);
+}
+
 export type TokenFields = Pick<ConnectionRow, "status" | "accessTokenSealed" | "refreshTokenSealed" | "expiresAt" | "instanceBaseUrl">;
 
 /**

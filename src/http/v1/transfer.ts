@@ -59,7 +59,7 @@ export function transferRoutes(app: Hono<AppEnv>): void {
 
   defineRoute(app, {
     method: "post", path: "/v1/self/transfers/accept", tag: "transfer", auth: "human",
-    summary: "Accept an ownership transfer as the signed-in person (the account's address must be the offered one). Every live service credential of the app is revoked in the same step (credentials_revoked counts them); grant links keep working",
+    summary: "Accept an ownership transfer as the signed-in person (the account's address must be the offered one). Every live service credential of the app is revoked in the same step (credentials_revoked counts them) and its outbound connections are deleted (their secrets were the previous owner's); grant links keep working",
     body: z.strictObject({ token: z.string().min(1).max(200) }),
     responses: {
       200: {
