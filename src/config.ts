@@ -51,6 +51,17 @@ export interface Config {
   flags: Record<string, boolean>;
   /** Delay before each retry of a failed webhook delivery (`WEBHOOKS_RETRY_SCHEDULE`); the last repeats. */
   webhookRetryDelaysMs: number[];
+  /**
+   * How long a recipient's notifications are held so a burst goes as one digest
+   * (`NOTIFY_DIGEST_WINDOW_SECONDS`): a minute in production, seconds in development.
+   */
+  notifyDigestWindowMs: number;
+  /**
+   * Mail through an HTTP mail API instead of the `send_email` binding, for self-hosters
+   * elsewhere: `MAIL_HTTP_URL` receives a JSON POST with `MAIL_HTTP_TOKEN` (a Worker
+   * secret) as its bearer token. Null when the URL is not set.
+   */
+  mailHttp: { url: string; token: string | null } | null;
 }
 
 type RawEnv = Record<string, unknown>;
@@ -68,6 +79,8 @@ const numberDefaults: Record<string, number> = {
   WEBHOOKS_DELIVERY_RETENTION_DAYS: 30, WEBHOOKS_DELIVERY_MAX_PER_APP: 1000,
   WEBHOOKS_FAILURE_NOTIFY_WINDOW_SECONDS: 3600, SCHEDULES_MAX_RULES: 10,
   SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
+  // Notification mails and pushes an app may send per hour (a digest counts once); how long notifications are kept.
+  NOTIFY_APP_HOURLY_CAP: 200, NOTIFY_RETENTION_DAYS: 90,
   ANON_UPLOAD_MAX_BYTES: 5_000_000, ANON_BYTES_PER_APP: 50_000_000, ANON_UPLOADS_PER_IP_PER_APP_DAY: 20,
   AGENT_TASKS_LEASE_SECONDS: 900,
   // Mail to other people per owner per UTC day: invitations, member notices, transfer offers.
@@ -215,6 +228,8 @@ export function config(env: object): Config {
     flags: Object.fromEntries(Object.entries(flagDefaults).map(([k, d]) => [k, flag(raw, k, d || (development && EFFECT_GATES.has(k)))])),
     webhookRetryDelaysMs: parseDurations(str(raw, "WEBHOOKS_RETRY_SCHEDULE") ?? "")
       ?? parseDurations(development ? WEBHOOK_RETRY_DEVELOPMENT : WEBHOOK_RETRY_DEFAULT)!,
+    notifyDigestWindowMs: num(raw, "NOTIFY_DIGEST_WINDOW_SECONDS", development ? 3 : 60) * 1000,
+    mailHttp: str(raw, "MAIL_HTTP_URL") === undefined ? null : { url: str(raw, "MAIL_HTTP_URL")!, token: str(raw, "MAIL_HTTP_TOKEN") ?? null },
   };
   cache.set(env, built);
   return built;
