@@ -71,3 +71,8 @@ export async function sha256Prefix(value: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 8);
 }
+
+/** An http URL on a loopback port where nothing listens (port 9, discard, is never served here). */
+export function closedLoopbackUrl(path: string): string {
+  return `http://127.0.0.1:9${path}`;
+}
