@@ -183,6 +183,30 @@ describe("outbound webhooks", { timeout: 60_000 }, () => {
     expect(refused.url).toBe("169.254.169.254/latest/meta-data");
   });
 
+  it("every target of the SSRF table is refused at send time and journaled, none reached", async () => {
+    const { key, app } = await deployWith(
+      [{ on: "create", collection: "notes", urlFromSetting: "hookUrl" }],
+      { collections: { settings: { read: ["owner"], write: ["owner"], delete: ["owner"] } }, settingsCollection: "settings" },
+    );
+    const settings = `/v1/apps/${app.app_id}/collections/settings`;
+    const targets = [
+      "http://10.0.0.1/hook", "https://192.168.1.20/", "https://[::ffff:7f00:1]/", "https://[fd00::1]/", "https://printer.local/x",
+      "https://metadata.google.internal/computeMetadata", `http://user:pw@127.0.0.1:9/`, "http://127.1:9/", "https://100.64.0.1/",
+    ];
+    let version = 0;
+    for (const [i, target] of targets.entries()) {
+      const setting = { key: "install-config", data: { hookUrl: target } };
+      if (i === 0) version = (await json<{ row: { version: number } }>(await call(settings, { key, json: setting }), 201)).row.version;
+      else version = (await json<{ version: number }>(await call(`${settings}/install-config`, { key, method: "PATCH", json: { data: setting.data, if_match: version } }), 200)).version;
+      await json(await call(`/v1/apps/${app.app_id}/collections/notes`, { key, json: { data: { text: target } } }), 201);
+      const [latest] = await waitFor(async () => {
+        const list = await deliveries(key, app.app_id);
+        return list.length === i + 1 && list[0].attempts > 0 ? list : null;
+      }, { timeout: 15_000, message: `the attempt at ${target} journaled` });
+      expect({ target, status: latest.responseStatus, error: latest.error }).toMatchObject({ target, status: null, error: expect.stringMatching(/^the target /) });
+    }
+  });
+
   it("quiet batches send nothing, emitEffects batches and body templates do; the payload is never in a queue message", async () => {
     const name = inbox();
     const { key, app, rows } = await deployWith([{ on: "create", collection: "notes", url: `${receiver}/hook/${name}`, bodyTemplate: '{"said": {{text}}, "missing": {{nope}}}' }]);
