@@ -5,6 +5,7 @@
  * emailed confirmation.
  */
 import type { Hono } from "hono";
+import { refusedTarget } from "../../effects/ssrf";
 import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
@@ -27,14 +28,8 @@ const text = (max: number) => z.string().trim().max(max).refine((s) => !/[\u0000
 
 const signupSchema = z.object({ source: z.string(), detail: z.string().nullable(), recorded_at: isoTime }).meta({ title: "SignupSource" });
 
-const endpoint = z.string().max(2048).refine((s) => {
-  try {
-    const url = new URL(s);
-    return url.protocol === "https:" && !url.username && !url.password;
-  } catch {
-    return false;
-  }
-}, "must be an https URL");
+/** The full outbound rules (SSRF guard, https outside development) are applied in the handler, where the mode is known. */
+const endpoint = z.string().max(2048);
 const p256dh = z.string().max(200).refine((s) => {
   const bytes = base64urlBytes(s);
   return bytes !== null && bytes.byteLength === 65 && bytes[0] === 4;
@@ -93,6 +88,9 @@ export function selfAccountRoutes(app: Hono<AppEnv>): void {
       ...errors(400, 401, 403),
     },
   }, async (c, { body }) => {
+    // A push service the relay will POST to: the same rules as every outbound target (CONTRACT §3: loopback http in development).
+    const refusal = refusedTarget(body.endpoint, { development: config(c.env).development });
+    if (refusal) throw new RelayError("invalid_request", `endpoint: ${refusal}.`, { field: "endpoint" });
     const saved = await saveSubscription(c.env, humanId(c), {
       endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth,
       expiresAt: typeof body.expirationTime === "number" ? new Date(body.expirationTime).toISOString() : null,

@@ -149,6 +149,8 @@ describe("push subscriptions", () => {
       [{ endpoint: "http://push.example.com/x", keys }, "endpoint"],
       [{ endpoint: "https://user:pw@push.example.com/x", keys }, "endpoint"],
       [{ endpoint: "not a url", keys }, "endpoint"],
+      [{ endpoint: "https://10.0.0.1/push", keys }, "endpoint"],
+      [{ endpoint: "https://push.local/x", keys }, "endpoint"],
       [{ endpoint: endpoint() }, "keys"],
       [{ endpoint: endpoint(), keys: { ...keys, p256dh: b64url(new Uint8Array(64)) } }, "keys.p256dh"],
       [{ endpoint: endpoint(), keys: { ...keys, p256dh: "!!!" } }, "keys.p256dh"],
@@ -163,6 +165,8 @@ describe("push subscriptions", () => {
     }
     await expectError(await call("/v1/self/push-subscriptions", { session: me.session, origin: "https://evil.example", json: { endpoint: endpoint(), keys } }), 403, "csrf_origin_mismatch");
     expect(await subscriptions(me.humanId)).toEqual([]);
+    // Development mode (CONTRACT §3) takes a loopback push service over plain http.
+    await json(await subscribe(me, { endpoint: "http://127.0.0.1:9/push/local", keys }), 201);
   });
 
   it("DELETE by ?endpoint= or by body; idempotent; never someone else's", async () => {
