@@ -173,7 +173,8 @@ export async function completeConsent(env: Env, callback: URLSearchParams, human
 
   const codeVerifier = await unseal(env, sealedPlace(stateHash, "verifier"), pending.codeVerifierSealed);
   const outcome = await exchangeCode(await providerOf(env, row), callback, state, codeVerifier, callbackUrl(config(env).apiOrigin), config(env).development);
-  if (outcome.kind !== "issued") return { ok: false, status: 502, reason: `No tokens: ${outcome.error}.`, connection: row };
+  // The owner declining (or the provider refusing the code) is an answer; a provider that failed is a bad gateway.
+  if (outcome.kind !== "issued") return { ok: false, status: outcome.kind === "grant_refused" ? 400 : 502, reason: `No tokens: ${outcome.error}.`, connection: row };
   const stored = await storeConsentTokens(env, row, await issuedTokenFields(env, row, outcome.tokens));
   if (!stored) return { ok: false, status: 404, reason: "The connection was deleted while you were at the provider." };
   return { ok: true, connection: stored };

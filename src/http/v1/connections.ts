@@ -124,10 +124,10 @@ export function connectionRoutes(hono: Hono<AppEnv>): void {
     summary: "The oauth2 redirect URI to register with a provider: checks state (issued to the signed-in owner, unexpired, single use), exchanges the code with its PKCE verifier, stores the tokens sealed and makes the connection active; answers a small HTML page saying what happened",
     responses: {
       200: { description: "Connected", contentType: "text/html" },
-      400: { description: "Unknown, used or expired state", contentType: "text/html" },
+      400: { description: "Unknown, used or expired state, or the owner declined (the provider's error is shown)", contentType: "text/html" },
       403: { description: "Signed in as someone other than the owner who started", contentType: "text/html" },
       404: { description: "The connection was deleted meanwhile", contentType: "text/html" },
-      502: { description: "The provider refused or failed the exchange (or the owner declined)", contentType: "text/html" },
+      502: { description: "The provider's token endpoint failed or could not be reached", contentType: "text/html" },
     },
   }, async (c) => {
     const human = await resolveHuman(c);

@@ -248,6 +248,21 @@ describe("GET /oauth/connections/callback", () => {
     expect(await storedRows(s.app.app_id)).toEqual(before);
   });
 
+  it("says so when the owner declined at the provider: the consent is spent, the connection still waits", async () => {
+    const s = await setup();
+    await s.create(oauthBody());
+    const session = s.who.human.session;
+    const state = new URL((await call(`${s.path}/calendar/authorize`, { session })).headers.get("location")!).searchParams.get("state")!;
+    const declined = await call(`/oauth/connections/callback?error=access_denied&error_description=${encodeURIComponent("The user said no")}&state=${state}`, { session });
+    expect(declined.status).toBe(400);
+    const page = await declined.text();
+    expect(page).toContain("Not connected");
+    expect(page).toContain("access_denied: The user said no");
+    expect((await storedRows(s.app.app_id))[0].status).toBe("pending_auth");
+    const again = await call(`/oauth/connections/callback?code=abc&state=${state}`, { session });
+    expect(await again.text()).toContain("unknown, already used or expired");
+  });
+
   it("refuses a state started by the owner when someone else (or nobody) is signed in, keeping it for the owner", async () => {
     const s = await setup();
     await s.create(oauthBody());
