@@ -49,6 +49,11 @@ export interface RedeployInput {
   dry_run?: boolean;
 }
 
+/** Whether the manifest sends webhooks (its webhooks[] or a schedule's webhook action), which are signed with the app's secret. */
+function signsWebhooks(compiled: CompiledManifest): boolean {
+  return compiled.webhooks.length > 0 || compiled.schedules.some((rule) => rule.action.kind === "webhook");
+}
+
 function utf8(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
@@ -173,7 +178,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
-  const webhookSecret = compiled.webhooks.length > 0 ? await mintWebhookSecret(env, app.id) : null;
+  const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,
     body: {
@@ -272,7 +277,7 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   }
   // Calls checked against the previous version are turned away from now on and checked again.
   await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
-  const webhookSecret = compiled.webhooks.length > 0 ? await mintWebhookSecret(env, app.id) : null;
+  const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,
     body: {

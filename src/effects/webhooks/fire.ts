@@ -4,7 +4,8 @@
  * write fires nothing), its target resolved (`url`, or `urlFromSetting` read from the
  * settings row now, failing closed), and its body built — the standard envelope, or the
  * rule's `bodyTemplate` rendered against the row. A target that cannot be resolved is
- * journaled as a failed delivery, so the owner sees why nothing arrived.
+ * journaled as a failed delivery, so the owner sees why nothing arrived. The schedules
+ * engine's webhook action builds its deliveries from the same target and body.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { config } from "../../config";
@@ -12,7 +13,7 @@ import { db } from "../../db/client";
 import { apps } from "../../db/apps-schema";
 import { liveManifest } from "../../apps/members";
 import { appStore } from "../../apps/store";
-import type { EffectChange } from "../../../durable-objects/app-store/contract";
+import type { EffectChange, RowView } from "../../../durable-objects/app-store/contract";
 import type { WebhookRule } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
 import { createDelivery, type DeliveryRow } from "./deliveries";
@@ -20,18 +21,27 @@ import { createDelivery, type DeliveryRow } from "./deliveries";
 /** The settings row a manifest's `settingsCollection` holds (WIRE §5.1). */
 export const SETTINGS_ROW_KEY = "install-config";
 
-/** The standard body of WIRE §6.1; `delivery_id` and `sent_at` are filled in per attempt. */
-export function standardBody(appId: string, change: EffectChange): string {
+/** The row as the standard body carries it. */
+export type EnvelopeRow = Pick<RowView, "key" | "data" | "version" | "author" | "created_at" | "updated_at">;
+
+/**
+ * The standard body of WIRE §6.1 (op `create`/`update` with the change's feed seq, or
+ * `schedule` with none); `delivery_id` and `sent_at` are filled in per attempt.
+ */
+export function standardBody(appId: string, collection: string, op: string, feedSeq: number | null, row: EnvelopeRow): string {
   return JSON.stringify({
-    app_id: appId, collection: change.collection, op: change.op, feed_seq: change.seq, delivery_id: null,
-    row: { key: change.key, data: change.data, version: change.version, author: change.author, created_at: change.created_at, updated_at: change.ts },
+    app_id: appId, collection, op, feed_seq: feedSeq, delivery_id: null,
+    row: { key: row.key, data: row.data, version: row.version, author: row.author, created_at: row.created_at, updated_at: row.updated_at },
     sent_at: null,
   });
 }
 
-type Target = { url: string } | { failedWith: string };
+export type Target = { url: string } | { failedWith: string };
 
-async function resolveTarget(env: Env, app: typeof apps.$inferSelect, rule: WebhookRule, settingsCollection: string | null): Promise<Target> {
+/** Where a rule's deliveries go: its `url`, or the `urlFromSetting` setting read now (failing closed). */
+export async function resolveTarget(
+  env: Env, app: typeof apps.$inferSelect, rule: Pick<WebhookRule, "url" | "urlFromSetting">, settingsCollection: string | null,
+): Promise<Target> {
   if (rule.url !== null) return { url: rule.url };
   const setting = rule.urlFromSetting!;
   if (!settingsCollection || app.currentVersion === null) return { failedWith: `urlFromSetting: the app has no settings collection to read ${setting} from` };
@@ -59,7 +69,8 @@ export async function deliveryForChange(env: Env, appId: string, source: string,
   return createDelivery(env, {
     appId, source, ruleId, collection: change.collection, rowKey: change.key, op: change.op, feedSeq: change.seq,
     url: "url" in target ? target.url : rule.urlFromSetting ?? "", connection: rule.connection,
-    payload: rule.bodyTemplate ? renderJsonTemplate(rule.bodyTemplate, change.data) : standardBody(appId, change),
+    payload: rule.bodyTemplate ? renderJsonTemplate(rule.bodyTemplate, change.data)
+      : standardBody(appId, change.collection, change.op, change.seq, { ...change, updated_at: change.ts }),
     ...("failedWith" in target ? { failedWith: target.failedWith } : {}),
   });
 }

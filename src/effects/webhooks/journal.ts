@@ -3,7 +3,7 @@
  * agent reads (newest first, filtered by status and collection; the URL shown as host and
  * path only, since a query may hold a token; the payload cut past a size and flagged),
  * a replay (a new pending delivery of the same rule, target and payload, refused when the
- * rule has left the live manifest), and the sweep's pruning (terminal rows past the
+ * rule, a webhooks rule or a schedule's webhook action, has left the live manifest), and the sweep's pruning (terminal rows past the
  * retention window, and the oldest terminal rows past the per-app cap; pending rows are
  * never pruned).
  */
@@ -84,7 +84,9 @@ export async function replayDelivery(env: Env, app: AppRow, deliveryId: string):
     throw new RelayError("not_found", "This app has no webhook delivery with that id.", { delivery_id: deliveryId });
   }
   const manifest = await liveManifest(env, app);
-  if (!manifest?.webhooks.some((rule) => rule.id === original.ruleId)) {
+  const ruleLive = manifest !== null && (manifest.webhooks.some((rule) => rule.id === original.ruleId)
+    || manifest.schedules.some((rule) => rule.id === original.ruleId && rule.action.kind === "webhook"));
+  if (!ruleLive) {
     throw new RelayError("conflict", "The rule that made this delivery is no longer in the app's manifest, so it cannot be replayed.", { delivery_id: deliveryId });
   }
   return createDelivery(env, {
