@@ -39,6 +39,11 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   { name: "webhooks", run: async (env, now) => { await runOverdueDeliveries(env); await pruneJournal(env, now); } },
 ];
 
+/** The names of the sweeps, in the order they run. */
+export function sweepNames(): string[] {
+  return SWEEPS.map((sweep) => sweep.name);
+}
+
 /** Runs every sweep as if at `now`; answers the names of those that ran. */
 export async function runSweeps(env: Env, now = Date.now()): Promise<string[]> {
   const ran: string[] = [];

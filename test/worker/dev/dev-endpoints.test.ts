@@ -6,6 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TRASH_DAYS } from "../../../src/apps/trash";
+import { sweepNames } from "../../../src/sweeps";
 import { call, callWith, claimedAgent, count, expectError, freshEmail, json, requestLink, signIn } from "../helpers";
 
 const manifest = {
@@ -19,7 +20,9 @@ describe("POST /__dev/cron", () => {
     const human = await signIn();
     await json(await call("/v1/self/claim-codes", { method: "POST", session: human.session }), 201);
     await env.DB.prepare("UPDATE claim_codes SET expires_at = ?1 WHERE human_id = ?2").bind("2000-01-01T00:00:00.000Z", human.humanId).run();
-    expect(await json(await call("/__dev/cron", { method: "POST" }), 200)).toEqual({ ran: ["expiries", "trash"] });
+    const { ran } = await json<{ ran: string[] }>(await call("/__dev/cron", { method: "POST" }), 200);
+    expect(ran).toEqual(sweepNames());
+    expect(ran).toEqual(expect.arrayContaining(["expiries", "trash", "webhooks"]));
     expect(await count("claim_codes", "human_id = ?1", human.humanId)).toBe(0);
   });
 
@@ -32,7 +35,7 @@ describe("POST /__dev/cron", () => {
     await json(await call("/__dev/cron", { method: "POST", json: { now: inside } }), 200);
     expect(await count("apps", "id = ?1", app.app_id)).toBe(1);
     const past = new Date(Date.now() + (TRASH_DAYS + 1) * 86_400_000).toISOString().replace(/\.\d+Z$/, "+00:00");
-    expect(await json(await call("/__dev/cron", { method: "POST", json: { now: past } }), 200)).toEqual({ ran: ["expiries", "trash"] });
+    expect(await json(await call("/__dev/cron", { method: "POST", json: { now: past } }), 200)).toEqual({ ran: sweepNames() });
     expect(await count("apps", "id = ?1", app.app_id)).toBe(0);
   });
 
