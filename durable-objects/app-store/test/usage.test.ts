@@ -79,6 +79,8 @@ describe("usage counters", () => {
       sql.exec("ALTER TABLE _svc_feed DROP COLUMN prev");
       sql.exec("DROP TABLE _svc_withdrawals");
       sql.exec("DROP TABLE _svc_due");
+      sql.exec("DROP INDEX _svc_outbox_unqueued");
+      sql.exec("ALTER TABLE _svc_outbox DROP COLUMN queued_at");
       sql.exec("UPDATE _svc_meta SET value = '2' WHERE key = 'schema_version'");
       migrate(sql);
       return { usage: readUsage(sql), version: sql.exec<{ value: string }>("SELECT value FROM _svc_meta WHERE key = 'schema_version'").one().value };
