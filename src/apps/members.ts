@@ -96,10 +96,11 @@ export function checkRoles(manifest: CompiledManifest | null, requested: string[
 
 /**
  * Whether the relay can send mail: development mode always can (the outbox); production
- * needs the `MAIL` send_email binding and a `MAIL_FROM` address.
+ * needs an HTTP mail API (`MAIL_HTTP_URL`), or the `MAIL` send_email binding and a
+ * `MAIL_FROM` address.
  */
 export function mailProviderConfigured(env: object): boolean {
-  if (config(env).development) return true;
+  if (config(env).development || config(env).mailHttp) return true;
   const raw = env as { MAIL?: { send?: unknown }; MAIL_FROM?: unknown };
   return typeof raw.MAIL?.send === "function" && typeof raw.MAIL_FROM === "string" && raw.MAIL_FROM.trim() !== "";
 }

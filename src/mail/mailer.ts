@@ -1,7 +1,9 @@
 /**
  * Outbound mail behind one interface. In development mode every message lands in the
  * relay's own outbox (readable at /__dev/mail) and nothing leaves the machine; in
- * production it goes through Cloudflare's `send_email` binding.
+ * production it goes through Cloudflare's `send_email` binding, or, when the operator set
+ * `MAIL_HTTP_URL` (a self-hoster without Cloudflare Email Routing), as a JSON POST to
+ * that HTTP mail API.
  */
 import { desc, eq } from "drizzle-orm";
 import { devMail } from "../db/schema";
@@ -56,7 +58,30 @@ export function cloudflareMail(env: { MAIL: SendEmail }, from: string): Mailer {
   };
 }
 
+/** How long the HTTP mail API may take to accept one message. */
+export const MAIL_HTTP_TIMEOUT_MS = 15_000;
+
+/**
+ * An HTTP mail API: `POST <url>` with `{ from, to, subject, text, html }` as JSON and the
+ * token as `Authorization: Bearer`; any 2xx is accepted, anything else throws.
+ */
+export function httpMail(target: { url: string; token: string | null }, from: string, fetcher: typeof fetch = fetch): Mailer {
+  return {
+    async send(message) {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (target.token !== null) headers.authorization = `Bearer ${target.token}`;
+      const res = await fetcher(target.url, {
+        method: "POST", headers, redirect: "manual", signal: AbortSignal.timeout(MAIL_HTTP_TIMEOUT_MS),
+        body: JSON.stringify({ from, to: message.to, subject: message.subject, text: message.text, html: message.html }),
+      });
+      await res.body?.cancel();
+      if (res.status < 200 || res.status >= 300) throw new Error(`the mail API answered ${res.status}`);
+    },
+  };
+}
+
 export function mailer(env: Env): Mailer {
   const cfg = config(env);
-  return cfg.development ? devOutbox(env) : cloudflareMail(env, cfg.mailFrom);
+  if (cfg.development) return devOutbox(env);
+  return cfg.mailHttp ? httpMail(cfg.mailHttp, cfg.mailFrom) : cloudflareMail(env, cfg.mailFrom);
 }
