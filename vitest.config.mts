@@ -33,6 +33,7 @@ export default defineConfig({
                 RATE_LIMIT_REQUEST_LINK: "5",
                 RATE_LIMIT_CLAIM: "10",
                 RATE_LIMIT_INVITE: "20",
+                RATE_LIMIT_PAGE_WRITE: "60",
               },
             },
           }),

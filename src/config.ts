@@ -17,11 +17,12 @@ export interface Config {
   operatorEmails: string[];
   /**
    * Per-IP limiter buckets (requests per window; 0 is off, the development default).
+   * `pageWrite`: anonymous and visitor writes from app pages, per minute (WIRE §5.6).
    * `invite`: adding a member and offering a
    * transfer, the routes that mail someone else (their daily per-owner cap is the limit
    * INVITE_MAILS_PER_OWNER_DAY).
    */
-  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number; invite: number };
+  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number; invite: number; pageWrite: number };
   maxJsonBodyBytes: number;
   /** Cap on a deploy or redeploy body: the document plus inline assets, base64-encoded. */
   maxDeployBodyBytes: number;
@@ -218,6 +219,7 @@ export function config(env: object): Config {
       requestLink: addressLimit(raw, "RATE_LIMIT_REQUEST_LINK", 5, development),
       claim: addressLimit(raw, "RATE_LIMIT_CLAIM", 10, development),
       invite: addressLimit(raw, "RATE_LIMIT_INVITE", 20, development),
+      pageWrite: addressLimit(raw, "RATE_LIMIT_PAGE_WRITE", 60, development),
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),

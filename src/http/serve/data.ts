@@ -40,9 +40,6 @@ import { envelope } from "./errors";
 import { challengeOutcome } from "../../auth/turnstile";
 import { requireRowData } from "../../apps/store-call";
 
-/** Anonymous and visitor writes per address per minute (WIRE §5.6: 60 `/_svc/*` writes a minute per IP). */
-const ANON_WRITES_PER_MINUTE = 60;
-
 
 interface Target {
   caller: PageCaller;
@@ -70,7 +67,7 @@ async function target(c: ServeContext): Promise<Target> {
 async function writeTarget(c: ServeContext): Promise<Target> {
   const t = await target(c);
   const kind = t.caller.principal.kind;
-  if (kind === "anonymous" || kind === "visitor") await hitRateLimit(c.env, `svc-write:${clientIp(c)}`, ANON_WRITES_PER_MINUTE, 60);
+  if (kind === "anonymous" || kind === "visitor") await hitRateLimit(c.env, `svc-write:${clientIp(c)}`, config(c.env).rateLimit.pageWrite, 60);
   return t;
 }
 

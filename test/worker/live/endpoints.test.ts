@@ -136,6 +136,12 @@ describe("anonymous callers", () => {
     for (let i = 0; i < 60; i++) statuses.push((await write()).status);
     expect(statuses).toEqual(new Array(60).fill(201));
     await expectError(await write(), 429, "rate_limited");
+    // A local relay is a test target (CONTRACT §3): with RATE_LIMIT_PAGE_WRITE unset, development mode does not limit.
+    const unlimited = { RATE_LIMIT_PAGE_WRITE: undefined };
+    const again = await dispatch(new Request(`http://${app.slug}.localhost:8787/_svc/c/notes`, {
+      method: "POST", headers: { "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ data: {} }),
+    }), unlimited);
+    expect(again.status).toBe(201);
   }, 90_000);
 });
 
