@@ -3,13 +3,16 @@
  * bound (spent or expired codes, links, app-session grants, invitations, transfer offers,
  * deletion links and preview tokens, dead sessions, old limiter windows, old dev mail);
  * `trash` purges apps whose trash window has passed; `webhooks` takes overdue deliveries a
- * step and prunes the delivery journal. The cron trigger runs them all, and
+ * step and prunes the delivery journal; `digests` sends notification digests whose
+ * message never came and prunes old notifications. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
 import { purgeExpiredTrash } from "./apps/trash";
 import { runOverdueDeliveries } from "./effects/webhooks/deliveries";
 import { pruneJournal } from "./effects/webhooks/journal";
+import { runOverdueDigests } from "./effects/notify/digests";
+import { pruneNotifications } from "./effects/notify/retention";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -37,6 +40,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   // Deliveries whose next attempt is long overdue (a lost message, a consumer that died
   // mid-attempt) are taken a step; attempts always happen at the real time.
   { name: "webhooks", run: async (env, now) => { await runOverdueDeliveries(env); await pruneJournal(env, now); } },
+  // Held notifications whose digest message never came (or whose sender died) go now, at the real time.
+  { name: "digests", run: async (env, now) => { await runOverdueDigests(env); await pruneNotifications(env, now); } },
 ];
 
 /** The names of the sweeps, in the order they run. */

@@ -18,6 +18,7 @@ import { deleteAppAccess } from "../db/grant-links";
 import { deleteAppConnections } from "../db/connections";
 import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
+import { deleteAppNotifications } from "../effects/notify/retention";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -70,6 +71,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppConnections(env, appId);
   await deleteAppMembers(env, appId);
   await deleteAppAccountData(env, appId);
+  await deleteAppNotifications(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

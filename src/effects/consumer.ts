@@ -4,15 +4,19 @@
  *   already), turned into its engine's record in D1 (a webhook delivery, made once per
  *   entry however often the pointer arrives), the entry settled, then the work started.
  * - A webhook attempt: the delivery it names is taken a step (deliveries.ts).
+ * - A notification digest: the recipient's held notifications go (notify/digests.ts);
+ *   a notify entry's notifications are recorded once per entry (notify/fire.ts).
  * A message whose work throws is retried with a growing delay (the queue's dead-letter
  * queue takes it after `max_retries`); a malformed one is acknowledged and reported,
- * never retried. Notify and agent-task rules are recorded but no engine acts on them yet.
+ * never retried. Agent-task rules are recorded but no engine acts on them yet.
  */
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
 import { deliveryForChange } from "./webhooks/fire";
 import { runDelivery } from "./webhooks/deliveries";
+import { recordNotifications } from "./notify/fire";
+import { runDigest, type DigestKey } from "./notify/digests";
 
 /** A retried message waits 2^attempts seconds, at most this. */
 const MAX_RETRY_DELAY_SECONDS = 300;
@@ -30,6 +34,8 @@ async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryV
       return delivery?.status === "pending" ? delivery.id : null;
     }
     case "notify":
+      await recordNotifications(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
+      return null;
     case "agentTasks":
       if (!change.suppressed) console.log(`effects: ${entry.kind} rule ${entry.rule_id} of app ${pointer.app_id} recorded; no engine acts on it in this relay yet`);
       return null;
@@ -79,6 +85,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
 export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const byApp = new Map<string, Array<{ message: Message<unknown>; pointer: OutboxPointer }>>();
   const attempts: Array<{ message: Message<unknown>; deliveryId: string }> = [];
+  const digests: Array<{ message: Message<unknown>; key: DigestKey }> = [];
   for (const message of batch.messages) {
     const read = readEffectMessage(message.body);
     if (read === null) {
@@ -86,6 +93,8 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
       message.ack();
     } else if (read.type === "webhook_attempt") {
       attempts.push({ message, deliveryId: read.delivery_id });
+    } else if (read.type === "notify_digest") {
+      digests.push({ message, key: { appId: read.app_id, channel: read.channel, recipient: read.recipient } });
     } else {
       const group = byApp.get(read.pointer.app_id) ?? [];
       group.push({ message, pointer: read.pointer });
@@ -102,6 +111,15 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
         message.ack();
       } catch (err) {
         console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);
+        retryLater(message);
+      }
+    }),
+    ...digests.map(async ({ message, key }) => {
+      try {
+        await runDigest(env, key);
+        message.ack();
+      } catch (err) {
+        console.error(`notify: the digest of ${key.recipient} in app ${key.appId} could not be sent`, err);
         retryLater(message);
       }
     }),
