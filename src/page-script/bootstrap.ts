@@ -8,7 +8,7 @@
  * queued for the deferred bundle to replay; promises handed out here settle then.
  * Kept tiny: it is sent inline with every document.
  */
-import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections } from "./types";
+import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections, ServiceNotifications } from "./types";
 
 (() => {
   if (window.service?.__svc) return;
@@ -53,6 +53,10 @@ import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, S
       nameFor: (a: Author | null | undefined) => (a?.kind === "human" ? "a member" : a?.kind === "agent" ? "an agent" : "a visitor"),
     },
     connections: { set: later("connections.set"), status: later("connections.status") } as unknown as ServiceConnections,
+    notifications: {
+      list: later("notifications.list"), count: later("notifications.count"), markRead: later("notifications.markRead"),
+      preferences: { get: later("notifications.preferences.get"), set: later("notifications.preferences.set") },
+    } as unknown as ServiceNotifications,
   };
   const internal: Internal = { config, queue, resolve, attached: false };
   Object.defineProperty(service, "__svc", { value: internal, enumerable: false });

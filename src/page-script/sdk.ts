@@ -22,7 +22,10 @@ import {
 import { Challenge } from "./challenge";
 import { Live } from "./live";
 import { Store, api } from "./store";
-import type { Author, BootstrappedService, BufferedCall, Connection, Internal, Member, ServiceConnections, ServiceSession } from "./types";
+import type {
+  Author, BootstrappedService, BufferedCall, Connection, Internal, Member, NotificationPage, NotificationPreferences, ServiceConnections,
+  ServiceNotifications, ServiceSession,
+} from "./types";
 
 /** How long `ready` waits for the socket's hello before snapshotting without a cursor. */
 const HELLO_WAIT_MS = 3000;
@@ -77,10 +80,12 @@ async function mintVisitor(): Promise<string | null> {
 function replay(service: BootstrappedService, internal: Internal): void {
   const run = (call: BufferedCall) => {
     if (call.x) return;
-    const [group, method] = call.n.split(".");
+    const path = call.n.split(".");
+    const method = path.pop()!;
     try {
-      const target = (service as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>)[group];
-      const result = target[method](...call.a);
+      // The member path names an object inside the service (`notifications.preferences`) and the method on it.
+      const target = path.reduce((at, name) => at[name] as Record<string, unknown>, service as unknown as Record<string, unknown>);
+      const result = (target[method] as (...a: unknown[]) => unknown)(...call.a);
       if (call.ok) Promise.resolve(result).then(call.ok, call.no);
       else if (typeof result === "function") call.off = result as () => void;
     } catch (err) {
@@ -144,6 +149,30 @@ function connectionsOf(credentials: Promise<void>): ServiceConnections {
   };
 }
 
+/** The viewer's in-app notifications and per-channel mutes (`/_svc/notifications…`). */
+function notificationsOf(credentials: Promise<void>): ServiceNotifications {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    await credentials;
+    return api<T>(method, `/_svc/notifications${path}`, body);
+  };
+  return {
+    list: (options = {}) => {
+      const query = new URLSearchParams();
+      if (options.limit !== undefined) query.set("limit", String(options.limit));
+      if (options.unread) query.set("unread", "true");
+      if (options.before !== undefined) query.set("before", options.before);
+      const search = query.toString();
+      return call<NotificationPage>("GET", search ? `?${search}` : "");
+    },
+    count: async () => (await call<{ count: number }>("GET", "/count")).count,
+    markRead: async (ids) => (await call<{ marked: number }>("POST", "/read", ids === undefined ? undefined : { ids })).marked,
+    preferences: {
+      get: () => call<NotificationPreferences | null>("GET", "/preferences"),
+      set: (input) => call<NotificationPreferences>("PUT", "/preferences", input),
+    },
+  };
+}
+
 async function start(): Promise<void> {
   const adopted = adopt();
   if (!adopted) return;
@@ -173,6 +202,7 @@ async function start(): Promise<void> {
   service.feed.on = feed.on;
   Object.assign(service.members, members);
   Object.assign(service.connections, connectionsOf(credentials));
+  Object.assign(service.notifications, notificationsOf(credentials));
   replay(service, internal);
   reportHeight();
 

@@ -152,6 +152,47 @@ export interface ServiceConnections {
   status(name: string): Promise<Connection>;
 }
 
+/** An in-app notification as `notifications.list` answers it (WIRE §4.3; wire field names). */
+export interface InAppNotification {
+  id: string;
+  subject: string;
+  body: string;
+  /** A path on this app's origin, or null. */
+  link: string | null;
+  collection_name: string;
+  row_key: string;
+  op: "create" | "update";
+  created_at: string;
+  read_at: string | null;
+}
+
+export interface NotificationPage {
+  notifications: InAppNotification[];
+  has_more: boolean;
+}
+
+/** The viewer's notification settings for this app: `notifiable: false` without a person to notify. */
+export interface NotificationPreferences {
+  notifiable: boolean;
+  /** Per channel the app uses (`email`, `inapp`, `push`): whether the viewer muted it. */
+  muted: Record<string, boolean>;
+}
+
+/** The viewer's notifications in this app (WIRE §4.2, §4.3). */
+export interface ServiceNotifications {
+  /** Newest first; `before` is the id of the last one of the previous page. */
+  list(options?: { limit?: number; unread?: boolean; before?: string }): Promise<NotificationPage>;
+  /** How many are unread. */
+  count(): Promise<number>;
+  /** Marks these ids read, or every one without ids; resolves to how many changed. */
+  markRead(ids?: string[]): Promise<number>;
+  preferences: {
+    /** null when the app declares no notify rule. */
+    get(): Promise<NotificationPreferences | null>;
+    set(input: { channel: "email" | "inapp" | "push"; muted: boolean }): Promise<NotificationPreferences>;
+  };
+}
+
 export interface ServiceSession {
   kind: SessionKind;
   humanId: string | null;
@@ -178,6 +219,7 @@ export interface ServiceGlobal {
   feed: ServiceFeed;
   members: ServiceMembers;
   connections: ServiceConnections;
+  notifications: ServiceNotifications;
 }
 
 /**

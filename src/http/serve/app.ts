@@ -20,6 +20,7 @@ import { sessionRoutes } from "./session";
 import { socketRoutes } from "./socket";
 import { dataRoutes } from "./data";
 import { connectionRoutes } from "./connections";
+import { notificationRoutes } from "./notifications";
 import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
@@ -51,6 +52,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   socketRoutes(app);
   dataRoutes(app);
   connectionRoutes(app);
+  notificationRoutes(app);
   app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",

@@ -11,7 +11,7 @@ import { findAppBySlug, getVersion, type AppRow, type AppVersionRow, type AssetE
 import { compileLive } from "../../apps/deploy";
 import { appUrl } from "../../apps/urls";
 import { buildCsp } from "../../manifest/origins";
-import type { AppIdentity, CspSources } from "../../manifest/types";
+import type { AppIdentity, CspSources, NotifyChannel } from "../../manifest/types";
 import type { AppEnv } from "../types";
 
 /** What serving needs from the compiled manifest. */
@@ -28,6 +28,8 @@ export interface ServedPolicy {
    * goes into the page script's boot config and opens the CSP to the script's origin.
    */
   challenge: PageChallenge | null;
+  /** Every channel the app's notify rules use (`/_svc/notifications` exists only with `inapp`). */
+  notifyChannels: NotifyChannel[];
 }
 
 export interface PageChallenge {
@@ -95,6 +97,7 @@ function fallbackPolicy(app: AppRow): ServedPolicy {
     visitorIdentity: false,
     collections: [],
     challenge: null,
+    notifyChannels: [],
   };
 }
 
@@ -125,6 +128,7 @@ function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy 
       app: compiled.app, csp: compiled.csp, visitorIdentity: compiled.visitorIdentity,
       collections: Object.values(compiled.collections).map((col) => ({ name: col.name, appendOnly: col.appendOnly, mirror: col.mirror })),
       challenge: pageChallenge(cfg, Object.values(compiled.collections)),
+      notifyChannels: [...new Set(compiled.notify.flatMap((rule) => rule.channels))],
     }
     : fallbackPolicy(app);
   if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);
