@@ -4,7 +4,8 @@
  * deletion links and preview tokens, dead sessions, old limiter windows, old dev mail);
  * `trash` purges apps whose trash window has passed; `webhooks` takes overdue deliveries a
  * step and prunes the delivery journal; `digests` sends notification digests whose
- * message never came and prunes old notifications. The cron trigger runs them all, and
+ * message never came and prunes old notifications; `schedules` fires the manifests'
+ * schedule rules for each app's local day. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
@@ -13,6 +14,7 @@ import { runOverdueDeliveries } from "./effects/webhooks/deliveries";
 import { pruneJournal } from "./effects/webhooks/journal";
 import { runOverdueDigests } from "./effects/notify/digests";
 import { pruneNotifications } from "./effects/notify/retention";
+import { runSchedules } from "./effects/schedules/scan";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -42,6 +44,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   { name: "webhooks", run: async (env, now) => { await runOverdueDeliveries(env); await pruneJournal(env, now); } },
   // Held notifications whose digest message never came (or whose sender died) go now, at the real time.
   { name: "digests", run: async (env, now) => { await runOverdueDigests(env); await pruneNotifications(env, now); } },
+  // Each app once per local day from 08:00 in its timezone; `now` picks the day.
+  { name: "schedules", run: (env, now) => runSchedules(env, now) },
 ];
 
 /** The names of the sweeps, in the order they run. */
