@@ -85,14 +85,14 @@ describe("the push service worker in Chromium", () => {
     const list = await waitFor(async () => {
       const now = await shown(p);
       return now.length === pushes.length ? now : null;
-    }, { message: "every pushed notification shown" });
+    }, { timeout: 20_000, interval: 100, message: "every pushed notification shown" });
     const byTag = Object.fromEntries(list.map((n) => [n.tag, n]));
     expect(byTag["rule-1"]).toEqual({ title: "Push app", body: "New entry in todos", tag: "rule-1", data: { link: "/todos?view=new#top" } });
     for (const tag of ["rule-2", "rule-3", "rule-4", "rule-5"]) expect(byTag[tag].data, tag).toEqual({ link: null });
 
     // The same tag replaces the notification instead of adding one.
     await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: id, data: JSON.stringify({ ...pushes[0], body: "Another entry in todos" }) });
-    await waitFor(async () => (await shown(p)).find((n) => n.tag === "rule-1")?.body === "Another entry in todos", { message: "the tagged notification replaced" });
+    await waitFor(async () => (await shown(p)).find((n) => n.tag === "rule-1")?.body === "Another entry in todos", { timeout: 20_000, interval: 100, message: "the tagged notification replaced" });
     expect(await shown(p)).toHaveLength(pushes.length);
 
     expect(workerErrors).toEqual([]);
