@@ -16,11 +16,13 @@
 //   (e) write → signed webhook received by a receiver on 127.0.0.1, p50/p99 and deliveries
 //       per second at 1, 10 and 100 writers, beside a bare Worker → Queue → consumer POST
 //       (scripts/bench-webhooks.mjs)
+//   (f) notify: rows written with a rule that mails the owner on each create, and the time
+//       until every one of them is in the development outbox (as a mail or in a digest)
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
 // BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10), BENCH_HOOK_WRITES (100), BENCH_HOOK_WRITERS
-// ("1,10,100"); BENCH_PROFILE=<file> adds one more relay
+// ("1,10,100"), BENCH_NOTIFY_WRITES (200); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
 // isolate spent its time.
 import { spawn, spawnSync } from "node:child_process";
@@ -55,6 +57,7 @@ const LIST_ROWS = Math.min(knob("BENCH_LIST_ROWS", 1000), 1000);
 const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
 const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
 const HOOK_WRITES = knob("BENCH_HOOK_WRITES", 100);
+const NOTIFY_WRITES = knob("BENCH_NOTIFY_WRITES", 200);
 const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 
@@ -217,7 +220,7 @@ async function setUpApp(port) {
   const app = expectStatus(await request({ port, method: "POST", path: "/v1/apps", headers: auth, json: { html: "<p>bench</p>", manifest } }), 201, "deploy").json();
   const slug = app.slug ?? (app.url ? new URL(app.url).hostname.split(".")[0] : undefined);
   if (!slug) throw new Error(`the deploy answer named no slug: ${JSON.stringify(app)}`);
-  return { key, auth, appId: app.app_id, slug };
+  return { key, auth, appId: app.app_id, slug, email };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -520,6 +523,39 @@ async function benchWebhooks(relay, app, baseline, receiver) {
 }
 
 // ---------------------------------------------------------------------------------------
+// (f) notify email throughput into the development outbox
+
+async function benchNotify(relay, app) {
+  console.log(`\n(f) notify: ${NOTIFY_WRITES} creates, each mailing the owner, until all are in the development outbox`);
+  const notifying = {
+    ...manifest,
+    "x-service-manifest": { ...manifest["x-service-manifest"], notify: [{ on: "create", collection: "pings", to: ["owner"], subject: "{{title}}", body: "{{title}} was added" }] },
+  };
+  const deployed = expectStatus(await request({ port: relay.port, method: "POST", path: "/v1/apps", headers: app.auth, json: { html: "<p>notify</p>", manifest: notifying } }), 201, "deploy with notify").json();
+  const marks = Array.from({ length: NOTIFY_WRITES }, (_, i) => `notify-${i}-${Math.random().toString(36).slice(2, 8)}`);
+  const started = performance.now();
+  const writeMs = await drive(marks.length, 10, async (i) => {
+    expectStatus(await request({ port: relay.port, method: "POST", path: `/v1/apps/${deployed.app_id}/collections/pings`, headers: app.auth, json: { data: { title: marks[i], n: 1 } } }), 201, "create");
+  });
+  const seen = new Set();
+  let mails = 0;
+  const deadline = performance.now() + 120_000;
+  while (seen.size < marks.length && performance.now() < deadline) {
+    const outbox = expectStatus(await request({ port: relay.port, path: `/__dev/mail?to=${encodeURIComponent(app.email)}` }), 200, "dev mail").json().messages;
+    const text = outbox.map((m) => `${m.subject}\n${m.text}`).join("\n");
+    mails = outbox.filter((m) => /notify-/.test(`${m.subject}${m.text}`)).length;
+    for (const mark of marks) if (text.includes(mark)) seen.add(mark);
+    if (seen.size < marks.length) await sleep(100);
+  }
+  const allMs = performance.now() - started;
+  table([
+    ["creates", "written in", "all in the outbox after", "notifications/s", "mails (digests)", "missing"],
+    [marks.length, ms(writeMs), ms(allMs), (seen.size / (allMs / 1000)).toFixed(1), mails, marks.length - seen.size],
+  ]);
+  console.log("  a recipient's mail waits for the digest window (3 s in development mode) so a burst becomes one digest");
+}
+
+// ---------------------------------------------------------------------------------------
 
 async function main() {
   const started = performance.now();
@@ -542,6 +578,7 @@ async function main() {
   await benchList(relay, app, baseline);
   await benchCli(relay);
   if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
+  if (NOTIFY_WRITES > 0) await benchNotify(relay, app);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
