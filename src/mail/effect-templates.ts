@@ -3,10 +3,7 @@
  * notifications an app's rules send): plain text first, with a simple HTML twin.
  */
 import type { MailMessage } from "./mailer";
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
-}
+import { escapeHtml } from "./templates";
 
 function hostAndPath(url: string): string {
   try {
