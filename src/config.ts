@@ -63,6 +63,11 @@ export interface Config {
    * secret) as its bearer token. Null when the URL is not set.
    */
   mailHttp: { url: string; token: string | null } | null;
+  /**
+   * The wait before a nacked agent task may be claimed again, doubled per attempt
+   * (`AGENT_TASKS_RETRY_SECONDS`): 30 s in production, 1 s in development.
+   */
+  agentTaskRetryBaseMs: number;
 }
 
 type RawEnv = Record<string, unknown>;
@@ -83,7 +88,11 @@ const numberDefaults: Record<string, number> = {
   // Notification mails and pushes an app may send per hour (a digest counts once); how long notifications are kept.
   NOTIFY_APP_HOURLY_CAP: 200, NOTIFY_RETENTION_DAYS: 90,
   ANON_UPLOAD_MAX_BYTES: 5_000_000, ANON_BYTES_PER_APP: 50_000_000, ANON_UPLOADS_PER_IP_PER_APP_DAY: 20,
-  AGENT_TASKS_LEASE_SECONDS: 900,
+  // Agent tasks (WIRE §2.8, §5.5): the default lease (a rule's leaseSeconds overrides it) and the longest
+  // extend-lease may ask for; claims before a task is dead-lettered; tasks an app may queue per hour; how long
+  // a task without ttlSeconds stays claimable; how many days finished tasks are kept.
+  AGENT_TASKS_LEASE_SECONDS: 120, AGENT_TASKS_MAX_LEASE_SECONDS: 3600, AGENT_TASKS_MAX_ATTEMPTS: 5,
+  AGENT_TASKS_APP_HOURLY_CAP: 100, AGENT_TASKS_TTL_SECONDS: 604_800, AGENT_TASKS_RETENTION_DAYS: 30,
   // Mail to other people per owner per UTC day: invitations, member notices, transfer offers.
   INVITE_MAILS_PER_OWNER_DAY: 50,
   // Delegated access (spec B Limits): a longer ttl is clamped to these, never refused.
@@ -231,6 +240,7 @@ export function config(env: object): Config {
     webhookRetryDelaysMs: parseDurations(str(raw, "WEBHOOKS_RETRY_SCHEDULE") ?? "")
       ?? parseDurations(development ? WEBHOOK_RETRY_DEVELOPMENT : WEBHOOK_RETRY_DEFAULT)!,
     notifyDigestWindowMs: num(raw, "NOTIFY_DIGEST_WINDOW_SECONDS", development ? 3 : 60) * 1000,
+    agentTaskRetryBaseMs: num(raw, "AGENT_TASKS_RETRY_SECONDS", development ? 1 : 30) * 1000,
     mailHttp: str(raw, "MAIL_HTTP_URL") === undefined ? null : { url: str(raw, "MAIL_HTTP_URL")!, token: str(raw, "MAIL_HTTP_TOKEN") ?? null },
   };
   cache.set(env, built);

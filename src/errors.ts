@@ -122,6 +122,9 @@ export const catalogue = {
   agent_already_claimed: entry(409, "This agent is already bound to a human; binding is one-way.", "Nothing to do: the agent keeps working for its human."),
   auth_provider_unavailable: entry(503, "The identity provider is not available.", "Use the magic-link sign-in."),
   invalid_api_key: entry(401, "The API key is unknown, revoked or paused.", "Register again with `service agent register`, or ask your human to resume the key."),
+  // --- the agent task queue (this relay, WIRE §2.8) ---
+  task_not_found: entry(404, "No agent task with that id belongs to an app of yours.", "Use the task_id of an envelope your claim returned."),
+  task_not_leased: entry(409, "The task is not leased any more: its lease lapsed (it went back to the queue) or it was acked or nacked already.", "Drop this task; claim again to get a fresh lease (details.status says where the task is)."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),

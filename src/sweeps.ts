@@ -5,7 +5,8 @@
  * `trash` purges apps whose trash window has passed; `webhooks` takes overdue deliveries a
  * step and prunes the delivery journal; `digests` sends notification digests whose
  * message never came and prunes old notifications; `schedules` fires the manifests'
- * schedule rules for each app's local day. The cron trigger runs them all, and
+ * schedule rules for each app's local day; `tasks` returns lapsed agent task leases to the
+ * queue, expires and prunes tasks. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
@@ -15,6 +16,7 @@ import { pruneJournal } from "./effects/webhooks/journal";
 import { runOverdueDigests } from "./effects/notify/digests";
 import { pruneNotifications } from "./effects/notify/retention";
 import { runSchedules } from "./effects/schedules/scan";
+import { sweepTasks } from "./effects/tasks/sweep";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -46,6 +48,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   { name: "digests", run: async (env, now) => { await runOverdueDigests(env); await pruneNotifications(env, now); } },
   // Each app once per local day from 08:00 in its timezone; `now` picks the day.
   { name: "schedules", run: (env, now) => runSchedules(env, now) },
+  // Agent task leases that lapsed come back to the queue (or are dead-lettered), unclaimed tasks expire, old ones go.
+  { name: "tasks", run: (env, now) => sweepTasks(env, now) },
 ];
 
 /** The names of the sweeps, in the order they run. */

@@ -11,6 +11,7 @@ import { runSweeps } from "../src/sweeps";
 import { consumeEffects } from "../src/effects/consumer";
 
 export { AppStore } from "../durable-objects/app-store/app-store";
+export { TaskWake } from "../durable-objects/task-wake/task-wake";
 
 const api = buildApp();
 const apps = buildServeApp();

@@ -18,6 +18,7 @@ import {
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
 import { mintWebhookSecret } from "../effects/webhooks/secret";
+import { discardStaleTasks } from "../effects/tasks/record";
 import { appStore } from "./store";
 import { purgeApp } from "./trash";
 import { nowIso } from "../auth/tokens";
@@ -277,6 +278,8 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   }
   // Calls checked against the previous version are turned away from now on and checked again.
   await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
+  // Queued agent tasks of rules this version dropped (or whose prompt it changed) are discarded.
+  await discardStaleTasks(env, app.id, compiled).catch((err) => console.error(`redeploy: stale agent tasks of app ${app.id} not discarded`, err));
   const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,

@@ -18,6 +18,8 @@ export { unwrap };
 export function principalOf(c: AppContext): Principal {
   const credential = c.get("credential");
   if (credential) return { kind: "credential", credentialId: credential.credentialId, mode: credential.mode, grants: credential.grants };
+  const lease = c.get("lease");
+  if (lease) return { kind: "lease", taskId: lease.taskId, reads: lease.reads, writes: lease.writes };
   const actor = c.get("actor");
   const agent = c.get("agent");
   if (actor?.kind === "human") return { kind: "owner", humanId: actor.ownerHumanId! };

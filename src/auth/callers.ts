@@ -28,7 +28,7 @@ export interface HumanCaller {
  * null only for an agent nobody has claimed yet.
  */
 export interface OwnerActor {
-  /** `credential`: a service credential, on the collection endpoints (auth kind "rows") and, with its members flag, the member directory. */
+  /** `credential`: a service or lease credential, on the collection endpoints (auth kind "rows") and, with its members flag, the member directory. */
   kind: "agent" | "human" | "credential";
   ownerHumanId: string | null;
   agentId: string | null;
@@ -45,4 +45,15 @@ export interface CredentialCaller {
   grants: CredentialGrant[];
   /** Member-directory access (spec A). */
   members: boolean;
+}
+
+/**
+ * An agent task's lease credential presented on a collection endpoint: one app, the
+ * rule's reads and writes, with the authority of that app's owner (never more).
+ */
+export interface LeaseCaller {
+  taskId: string;
+  appId: string;
+  reads: string[];
+  writes: string[];
 }

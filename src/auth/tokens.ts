@@ -16,6 +16,8 @@ export const SECRET_KINDS = {
   grantLink: "gr_",
   /** The per-holder credential a browser gets by exchanging a grant link once. */
   grantHolder: "grh_",
+  /** An agent task's lease credential: its rule's reads and writes on one app, until the lease ends. */
+  leaseCredential: "svcc_",
 } as const;
 
 /** Whether `value` has the exact shape `mintSecret(kind)` produces (prefix + 32 lowercase hex). */

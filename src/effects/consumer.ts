@@ -8,7 +8,8 @@
  *   a notify entry's notifications are recorded once per entry (notify/fire.ts).
  * A message whose work throws is retried with a growing delay (the queue's dead-letter
  * queue takes it after `max_retries`); a malformed one is acknowledged and reported,
- * never retried. Agent-task rules are recorded but no engine acts on them yet.
+ * never retried. An agentTasks entry becomes a queued task in D1 (tasks/record.ts), and
+ * the owner's task workers are woken (tasks/wake.ts).
  */
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
@@ -17,6 +18,8 @@ import { deliveryForChange } from "./webhooks/fire";
 import { runDelivery } from "./webhooks/deliveries";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
+import { recordTask } from "./tasks/record";
+import { wakeOwner } from "./tasks/wake";
 
 /** A retried message waits 2^attempts seconds, at most this. */
 const MAX_RETRY_DELAY_SECONDS = 300;
@@ -36,9 +39,12 @@ async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryV
     case "notify":
       await recordNotifications(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
       return null;
-    case "agentTasks":
-      if (!change.suppressed) console.log(`effects: ${entry.kind} rule ${entry.rule_id} of app ${pointer.app_id} recorded; no engine acts on it in this relay yet`);
+    case "agentTasks": {
+      const recorded = await recordTask(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
+      // Waking is a hint (polling is the floor): a failure never retries the entry.
+      if (recorded.queued) await wakeOwner(env, recorded.ownerHumanId, pointer.app_id).catch((err) => console.error(`agent tasks: the workers of app ${pointer.app_id} could not be woken`, err));
       return null;
+    }
   }
 }
 

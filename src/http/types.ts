@@ -6,9 +6,9 @@
  */
 import type { Context } from "hono";
 import type { AppRow } from "../db/apps";
-import type { AgentCaller, CredentialCaller, HumanCaller, OwnerActor } from "../auth/callers";
+import type { AgentCaller, CredentialCaller, HumanCaller, LeaseCaller, OwnerActor } from "../auth/callers";
 
-export type { AgentCaller, CredentialCaller, HumanCaller, OwnerActor };
+export type { AgentCaller, CredentialCaller, HumanCaller, LeaseCaller, OwnerActor };
 
 export interface AppEnv {
   Bindings: Env;
@@ -17,6 +17,8 @@ export interface AppEnv {
     human: HumanCaller;
     actor: OwnerActor;
     credential: CredentialCaller;
+    /** An agent task's lease credential, on the collection endpoints. */
+    lease: LeaseCaller;
     /** The app named by `/v1/apps/:id`, found by the auth lookup (null: none of the caller's). */
     appLookup: { ref: string; app: AppRow | null } | null;
     /** When the auth lookup behind this request was read from D1 (ms since the epoch; earlier when it was reused). */

@@ -19,6 +19,7 @@ import { forgetAgentLookup } from "../../auth/agent-key-cache";
 import { agentKeyOf, agentPrincipal, heldAgentKey, lookupAgentKey, touchAgentKey } from "../../auth/agent-key";
 import { SESSION_COOKIE, humanOfSession } from "../../auth/human-session";
 import { isServiceCredential, resolveServiceCredential } from "../../auth/service-credential";
+import { isLeaseCredential, resolveLeaseCredential } from "../../auth/lease-credential";
 import { bearerOf } from "../../auth/bearer";
 import type { AppRow } from "../../db/apps";
 import type { AppContext, AppEnv, HumanCaller } from "../types";
@@ -130,6 +131,10 @@ export const requireOwnerActor: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c);
+  if (isLeaseCredential(token)) {
+    await requireLeaseActor(c, token, next);
+    return;
+  }
   if (!isServiceCredential(token)) {
     await requireOwnerActor(c, next);
     return;
@@ -143,3 +148,18 @@ export const requireRowActor: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("actor", { kind: "credential", ownerHumanId: found.ownerHumanId, agentId: null });
   await next();
 };
+
+/**
+ * An agent task's lease credential (`Bearer svcc_…`) on a collection endpoint: the rule's
+ * reads and writes on the task's app, for as long as the lease holds. Like a service
+ * credential it reaches its own app only.
+ */
+async function requireLeaseActor(c: AppContext, token: string, next: () => Promise<void>): Promise<void> {
+  c.set("authCheckedAt", Date.now());
+  const found = await resolveLeaseCredential(c.env, token);
+  const ref = appRefOf(c);
+  rememberApp(c, ref, ref === found.app.id || ref === found.app.slug ? found.app : null);
+  c.set("lease", found.lease);
+  c.set("actor", { kind: "credential", ownerHumanId: found.ownerHumanId, agentId: null });
+  await next();
+}

@@ -23,9 +23,9 @@ export async function ownedApp(c: AppContext, idOrSlug: string): Promise<AppRow>
   let app = !owner ? undefined
     : known?.ref === idOrSlug ? known.app ?? undefined
     : await findAppForOwner(c.env, owner, idOrSlug);
-  // A service credential carries its owner's authority over its own app only.
-  const credential = c.get("credential");
-  if (credential && app?.id !== credential.appId) app = undefined;
+  // A service or lease credential carries its owner's authority over its own app only.
+  const delegate = c.get("credential") ?? c.get("lease");
+  if (delegate && app?.id !== delegate.appId) app = undefined;
   if (!app) throw new RelayError("app_not_found", `No app "${idOrSlug.slice(0, 100)}" is visible to you.`, { app: idOrSlug.slice(0, 100) });
   return app;
 }

@@ -1,0 +1,90 @@
+/**
+ * Claiming tasks (WIRE §2.8 `POST /v1/agent-tasks/claim`, and the wake socket's assign):
+ * up to `max` claimable tasks across the owner's live apps (or the listed ones), oldest
+ * first, each leased with a fresh `svcc_` credential whose sha256 is stored on the task.
+ *
+ * Two claimers never hold the same task: each task is leased by its own conditional UPDATE
+ * (still claimable, else nothing), all of them in one D1 batch; a task another claimer
+ * took in between simply returns no row, and the claim looks again for the places it lost.
+ * A claimable task is a queued one whose backoff has passed and whose ttl has not, or a
+ * leased one whose lease lapsed with attempts to spare (the worker died: the task comes
+ * back, its attempt counted). Before looking, lapsed tasks out of attempts are
+ * dead-lettered and queued ones past their ttl expire (settleLapsed, also the sweep's).
+ */
+import { mintSecret, sha256Hex } from "../../auth/tokens";
+import { envelopeOf, type LeasedTask, type TaskEnvelope } from "./envelope";
+import { taskSettings, type TaskSettings } from "./settings";
+
+export interface ClaimScope {
+  ownerHumanId: string;
+  /** Only these apps (of the owner); absent: every app of the owner. */
+  appIds?: string[];
+  /** Who holds the lease (the claiming agent), for the owner's view. */
+  leasedBy: string;
+}
+
+/** The statement's owner filter: apps of the owner, live, optionally only the listed ones. */
+function appFilter(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number): { sql: string; binds: unknown[] } {
+  const listed = scope.appIds?.length ? ` AND id IN (${scope.appIds.map((_, i) => `?${first + 1 + i}`).join(", ")})` : "";
+  return {
+    sql: `app_id IN (SELECT id FROM apps WHERE owner_human_id = ?${first} AND status IN ('active', 'dormant')${listed})`,
+    binds: [scope.ownerHumanId, ...(scope.appIds ?? [])],
+  };
+}
+
+/** Whether a task (columns prefixed with `table`) may be claimed at ?1 (now) with ?2 (max attempts). */
+function claimable(table = ""): string {
+  const t = table ? `${table}.` : "";
+  return `((${t}status = 'queued' AND ${t}available_at <= ?1 AND (${t}expires_at IS NULL OR ${t}expires_at > ?1))
+    OR (${t}status = 'leased' AND ${t}lease_expires_at <= ?1 AND ${t}attempts < ?2))`;
+}
+
+/**
+ * Dead-letters lapsed leases that used their last attempt and expires queued tasks past
+ * their ttl; for one owner's apps, or every app (the sweep).
+ */
+export async function settleLapsed(env: Env, settings: TaskSettings, now: number, scope?: Pick<ClaimScope, "ownerHumanId" | "appIds">): Promise<void> {
+  const filter = scope ? appFilter(scope, 3) : { sql: "1 = 1", binds: [] };
+  await env.DB.batch([
+    env.DB.prepare(`UPDATE agent_tasks SET status = 'dead', lease_token_hash = NULL, finished_at = ?1, updated_at = ?1,
+        report = coalesce(report, 'lease lapsed on the last attempt')
+      WHERE status = 'leased' AND lease_expires_at <= ?1 AND attempts >= ?2 AND ${filter.sql}`).bind(now, settings.maxAttempts, ...filter.binds),
+    env.DB.prepare(`UPDATE agent_tasks SET status = 'expired', finished_at = ?1, updated_at = ?1
+      WHERE status = 'queued' AND expires_at <= ?1 AND ?2 = ?2 AND ${filter.sql}`).bind(now, settings.maxAttempts, ...filter.binds),
+  ]);
+}
+
+/** How many rounds a claim looks again for tasks other claimers took under it. */
+const CLAIM_ROUNDS = 3;
+
+export async function claimTasks(env: Env, scope: ClaimScope, max: number, now = Date.now()): Promise<TaskEnvelope[]> {
+  const settings = taskSettings(env);
+  await settleLapsed(env, settings, now, scope);
+  const claimed: TaskEnvelope[] = [];
+  const filter = appFilter(scope, 4);
+  for (let round = 0; round < CLAIM_ROUNDS && claimed.length < max; round++) {
+    const want = max - claimed.length;
+    const candidates = (await env.DB.prepare(
+      `SELECT t.id, a.slug FROM agent_tasks t JOIN apps a ON a.id = t.app_id
+       WHERE ${claimable("t")}
+         AND t.${filter.sql}
+       ORDER BY t.available_at, t.id LIMIT ?3`,
+    ).bind(now, settings.maxAttempts, want, ...filter.binds).all<{ id: string; slug: string }>()).results;
+    if (candidates.length === 0) break;
+    const tokens = candidates.map(() => mintSecret("leaseCredential"));
+    const hashes = await Promise.all(tokens.map((token) => sha256Hex(token)));
+    const results = await env.DB.batch<LeasedTask>(candidates.map((candidate, index) => env.DB.prepare(
+      `UPDATE agent_tasks SET status = 'leased', attempts = attempts + 1, lease_expires_at = ?1 + lease_seconds * 1000,
+         lease_token_hash = ?3, leased_by = ?4, updated_at = ?1
+       WHERE id = ?5 AND ${claimable()}
+       RETURNING id, app_id, task_type, prompt, context, collection, row_key, reads, writes, lease_expires_at`,
+    ).bind(now, settings.maxAttempts, hashes[index], scope.leasedBy, candidate.id)));
+    results.forEach((result, index) => {
+      const task = result.results[0];
+      if (task) claimed.push(envelopeOf(task, candidates[index].slug, tokens[index], settings.apiBase));
+    });
+    // Every candidate was leased: there is nothing this claim lost to another.
+    if (results.every((result) => result.results.length === 1)) break;
+  }
+  return claimed;
+}
