@@ -111,6 +111,7 @@ export const catalogue = {
   event_type_not_declared: entry(422, "The event type is not declared by the schema.", "Declare it first."),
   upload_forbidden: entry(403, "Your identity may not upload to this app.", "Ask the owner."),
   webhook_invalid: entry(400, "A webhooks rule is malformed.", "Fix the rule named in details: on, a declared collection, an https url without userinfo (see /docs/manifest#webhooks)."),
+  push_not_available: entry(409, "Browser push needs a public app whose manifest sets offline: true, on a relay with NOTIFY_PUSH_ENABLED.", "Ask the app's agent to set offline: true and make the app public (see /docs/page-script#servicepush-browser-push)."),
   connection_status_forbidden: entry(403, "Only the owner or the owning agent may set or read a connection's status.", "Ask the owner."),
   // --- WIRE §1.3 additions ---
   restore_conflict: entry(409, "A live row already holds that key or unique value.", "Delete or change the live row first."),

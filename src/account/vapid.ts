@@ -17,6 +17,7 @@
 import { vapidHeaders, type VapidKeys as LibraryVapidKeys } from "@block65/webcrypto-web-push";
 import { config } from "../config";
 import { nowIso } from "../auth/tokens";
+import { RelayError } from "../errors";
 
 export interface VapidKeys {
   /** base64url of 0x04 ‖ x ‖ y. */
@@ -151,4 +152,13 @@ export async function vapidKeys(env: { DB: D1Database }): Promise<VapidKeys | Va
   }
   if (!config(env).development) return "vapid_key_missing";
   return (await developmentKeys(env)) ?? "vapid_key_invalid";
+}
+
+/** The public key a browser subscribes with, or `not_implemented` when push is not configured. */
+export async function publicVapidKey(env: { DB: D1Database }): Promise<string> {
+  const keys = await vapidKeys(env);
+  if (typeof keys === "string") {
+    throw new RelayError("not_implemented", "Browser push is not configured on this relay: the operator must set the VAPID_PRIVATE_KEY secret.", { reason: keys });
+  }
+  return keys.publicKey;
 }

@@ -8,7 +8,7 @@
  * queued for the deferred bundle to replay; promises handed out here settle then.
  * Kept tiny: it is sent inline with every document.
  */
-import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections, ServiceNotifications } from "./types";
+import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections, ServiceNotifications, ServicePush } from "./types";
 
 (() => {
   if (window.service?.__svc) return;
@@ -57,6 +57,7 @@ import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, S
       list: later("notifications.list"), count: later("notifications.count"), markRead: later("notifications.markRead"),
       preferences: { get: later("notifications.preferences.get"), set: later("notifications.preferences.set") },
     } as unknown as ServiceNotifications,
+    push: { enable: later("push.enable"), status: later("push.status"), disable: later("push.disable") } as unknown as ServicePush,
   };
   const internal: Internal = { config, queue, resolve, attached: false };
   Object.defineProperty(service, "__svc", { value: internal, enumerable: false });

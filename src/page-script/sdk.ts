@@ -22,6 +22,7 @@ import {
 import { Challenge } from "./challenge";
 import { Live } from "./live";
 import { Store, api } from "./store";
+import { pushOf } from "./push";
 import type {
   Author, BootstrappedService, BufferedCall, Connection, Internal, Member, NotificationPage, NotificationPreferences, ServiceConnections,
   ServiceNotifications, ServiceSession,
@@ -203,6 +204,7 @@ async function start(): Promise<void> {
   Object.assign(service.members, members);
   Object.assign(service.connections, connectionsOf(credentials));
   Object.assign(service.notifications, notificationsOf(credentials));
+  Object.assign(service.push, pushOf(credentials));
   replay(service, internal);
   reportHeight();
 

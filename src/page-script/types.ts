@@ -193,6 +193,23 @@ export interface ServiceNotifications {
   };
 }
 
+/**
+ * The browser's push state for this app: `unsupported` (no service workers or Push API,
+ * or not a secure origin), `denied` (the viewer blocked notifications), `prompt` (not
+ * asked yet: `enable()` will ask), `disabled` (allowed but not subscribed), `enabled`.
+ */
+export type PushStatus = "unsupported" | "denied" | "prompt" | "disabled" | "enabled";
+
+/** Browser push for the signed-in viewer (WIRE §4.2): a public app with `offline: true` only. */
+export interface ServicePush {
+  /** Asks for the notification permission (call from a click), subscribes this browser and saves it for the viewer. */
+  enable(): Promise<PushStatus>;
+  /** This browser's state; never prompts. */
+  status(): Promise<PushStatus>;
+  /** Deletes the saved subscription and unsubscribes this browser. */
+  disable(): Promise<PushStatus>;
+}
+
 export interface ServiceSession {
   kind: SessionKind;
   humanId: string | null;
@@ -220,6 +237,7 @@ export interface ServiceGlobal {
   members: ServiceMembers;
   connections: ServiceConnections;
   notifications: ServiceNotifications;
+  push: ServicePush;
 }
 
 /**

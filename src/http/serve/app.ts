@@ -21,6 +21,7 @@ import { socketRoutes } from "./socket";
 import { dataRoutes } from "./data";
 import { connectionRoutes } from "./connections";
 import { notificationRoutes } from "./notifications";
+import { pushRoutes } from "./push";
 import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
@@ -53,6 +54,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   dataRoutes(app);
   connectionRoutes(app);
   notificationRoutes(app);
+  pushRoutes(app);
   app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",

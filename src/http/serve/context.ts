@@ -30,6 +30,8 @@ export interface ServedPolicy {
   challenge: PageChallenge | null;
   /** Every channel the app's notify rules use (`/_svc/notifications` exists only with `inapp`). */
   notifyChannels: NotifyChannel[];
+  /** The manifest's `offline: true`: browser push (`/_svc/push`) needs it on a public app. */
+  offline: boolean;
 }
 
 export interface PageChallenge {
@@ -98,6 +100,7 @@ function fallbackPolicy(app: AppRow): ServedPolicy {
     collections: [],
     challenge: null,
     notifyChannels: [],
+    offline: false,
   };
 }
 
@@ -129,6 +132,7 @@ function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy 
       collections: Object.values(compiled.collections).map((col) => ({ name: col.name, appendOnly: col.appendOnly, mirror: col.mirror })),
       challenge: pageChallenge(cfg, Object.values(compiled.collections)),
       notifyChannels: [...new Set(compiled.notify.flatMap((rule) => rule.channels))],
+      offline: compiled.offline,
     }
     : fallbackPolicy(app);
   if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);

@@ -5,7 +5,6 @@
  * emailed confirmation.
  */
 import type { Hono } from "hono";
-import { refusedTarget } from "../../effects/ssrf";
 import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
@@ -13,7 +12,8 @@ import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { setMarketingConsent } from "../../db/humans";
 import { recordSignupSource } from "../../account/signup-source";
-import { base64urlBytes, vapidKeys } from "../../account/vapid";
+import { publicVapidKey } from "../../account/vapid";
+import { endpointBody, namedEndpoint, subscriptionBody, subscriptionInput } from "../../account/push-subscription-body";
 import { deleteSubscription, saveSubscription } from "../../account/push";
 import { FLOW_METRICS, usageSeries, usageSummary } from "../../account/usage";
 import { requestDeletion } from "../../account/deletion";
@@ -28,13 +28,6 @@ const text = (max: number) => z.string().trim().max(max).refine((s) => !/[\u0000
 
 const signupSchema = z.object({ source: z.string(), detail: z.string().nullable(), recorded_at: isoTime }).meta({ title: "SignupSource" });
 
-/** The full outbound rules (SSRF guard, https outside development) are applied in the handler, where the mode is known. */
-const endpoint = z.string().max(2048);
-const p256dh = z.string().max(200).refine((s) => {
-  const bytes = base64urlBytes(s);
-  return bytes !== null && bytes.byteLength === 65 && bytes[0] === 4;
-}, "must be the base64url uncompressed P-256 point (65 bytes)");
-const auth = z.string().max(100).refine((s) => base64urlBytes(s)?.byteLength === 16, "must be 16 bytes in base64url");
 const subscriptionSchema = z.object({ id: z.string(), endpoint: z.string(), expires_at: isoTime.nullable(), created_at: isoTime, updated_at: isoTime }).meta({ title: "PushSubscription" });
 
 const flows = z.record(z.string(), z.number().int());
@@ -69,32 +62,19 @@ export function selfAccountRoutes(app: Hono<AppEnv>): void {
       501: { description: "not_implemented: browser push is not configured (VAPID_PRIVATE_KEY missing or invalid)" },
     },
   }, async (c) => {
-    const keys = await vapidKeys(c.env);
-    if (typeof keys === "string") {
-      throw new RelayError("not_implemented", "Browser push is not configured on this relay: the operator must set the VAPID_PRIVATE_KEY secret.", { reason: keys });
-    }
-    return c.json({ public_key: keys.publicKey });
+    return c.json({ public_key: await publicVapidKey(c.env) });
   });
 
   defineRoute(app, {
     method: "post", path: "/v1/self/push-subscriptions", tag: "account", auth: "human",
     summary: "Save a browser push subscription (PushSubscription.toJSON()); the same endpoint again updates it (200)",
-    body: z.strictObject({
-      endpoint, expirationTime: z.number().int().min(0).nullable().optional(),
-      keys: z.strictObject({ p256dh, auth }),
-    }),
+    body: subscriptionBody,
     responses: {
       201: { description: "Saved", schema: subscriptionSchema }, 200: { description: "Updated", schema: subscriptionSchema },
       ...errors(400, 401, 403),
     },
   }, async (c, { body }) => {
-    // A push service the relay will POST to: the same rules as every outbound target (CONTRACT §3: loopback http in development).
-    const refusal = refusedTarget(body.endpoint, { development: config(c.env).development });
-    if (refusal) throw new RelayError("invalid_request", `endpoint: ${refusal}.`, { field: "endpoint" });
-    const saved = await saveSubscription(c.env, humanId(c), {
-      endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth,
-      expiresAt: typeof body.expirationTime === "number" ? new Date(body.expirationTime).toISOString() : null,
-    });
+    const saved = await saveSubscription(c.env, humanId(c), subscriptionInput(c.env, body));
     return c.json(saved.subscription, saved.created ? 201 : 200);
   });
 
@@ -102,12 +82,10 @@ export function selfAccountRoutes(app: Hono<AppEnv>): void {
     method: "delete", path: "/v1/self/push-subscriptions", tag: "account", auth: "human",
     summary: "Delete my subscription for an endpoint, named by ?endpoint= or a { endpoint } body (idempotent)",
     query: z.object({ endpoint: z.string().max(2048).optional() }),
-    body: z.strictObject({ endpoint: z.string().max(2048).optional() }), bodyOptional: true,
+    body: endpointBody, bodyOptional: true,
     responses: { 204: { description: "Gone (or never there)" }, ...errors(400, 401, 403) },
   }, async (c, { body, query }) => {
-    const target = query.endpoint ?? body.endpoint;
-    if (!target) throw new RelayError("invalid_request", "Name the subscription's endpoint (?endpoint= or { endpoint }).", { field: "endpoint" });
-    await deleteSubscription(c.env, humanId(c), target);
+    await deleteSubscription(c.env, humanId(c), namedEndpoint(query.endpoint ?? body.endpoint));
     return c.body(null, 204);
   });
 
