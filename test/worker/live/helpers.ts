@@ -86,7 +86,12 @@ export class Socket {
 
   /** Opens the socket; returns the refusal response when the upgrade is not accepted. */
   static async open(slug: string, protocols: string[], headers: Record<string, string> = {}): Promise<Socket | Response> {
-    const res = await SELF.fetch(`http://${slug}.localhost:8787/_svc/ws`, {
+    return Socket.openAt(`http://${slug}.localhost:8787/_svc/ws`, protocols, headers);
+  }
+
+  /** Opens a socket at any URL of the relay (the task-worker wake socket lives on the API origin). */
+  static async openAt(url: string, protocols: string[], headers: Record<string, string> = {}): Promise<Socket | Response> {
+    const res = await SELF.fetch(url, {
       headers: { Upgrade: "websocket", "Sec-WebSocket-Protocol": protocols.join(", "), "cf-connecting-ip": freshIp(), ...headers },
     });
     if (!res.webSocket) return res;
