@@ -5,6 +5,8 @@
  * oauth2 only with an access token good for at least another minute (refreshed first when
  * it is not; a refresh the provider refuses flips the connection to `needs_reauth`).
  * Never throws: every refusal is a sentence for the delivery journal, and never carries a secret.
+ * It also resolves a rule's relative url against the connection's captured instance base
+ * (WIRE §6.1: an oauth2 connection with `instanceField`), when the rule fires.
  */
 import { getConnection } from "../db/connections";
 import { hostAllowed } from "../connections/allowed-host";
@@ -45,5 +47,39 @@ export async function connectionHeader(env: Env, appId: string, name: string, ta
   } catch (err) {
     console.error("connection header failed", err);
     return { ok: false, error: `connection "${name}" could not be read on the relay's side` };
+  }
+}
+
+export type InstanceTarget = { url: string } | { failedWith: string };
+
+/**
+ * `path` (a rule's relative url) on the instance of the app's connection `name`: the
+ * instance base the connection captured from its token response. Refused (a journal-ready
+ * reason) when the rule names no connection, the connection is missing, has captured no
+ * base yet (static, not authorized yet, or no instanceField) or the base is not an
+ * http(s) URL. The result goes through the same outbound guard and allowedHost binding as
+ * any other target when it is sent.
+ */
+export async function instanceTarget(env: Env, appId: string, name: string | null, path: string): Promise<InstanceTarget> {
+  if (name === null) return { failedWith: `url ${path} is relative and the rule names no connection to resolve it against` };
+  try {
+    const row = await getConnection(env, appId, name);
+    if (!row) return { failedWith: `connection "${name}" does not exist, so the relative url ${path} cannot be resolved` };
+    if (!row.instanceBaseUrl) {
+      return { failedWith: `connection "${name}" has no instance base URL yet (an oauth2 connection with instanceField captures it when the owner authorizes it), so the relative url ${path} cannot be resolved` };
+    }
+    let base: URL;
+    try {
+      base = new URL(row.instanceBaseUrl);
+    } catch {
+      return { failedWith: `connection "${name}" captured an instance base that is not a URL` };
+    }
+    if (base.protocol !== "https:" && base.protocol !== "http:") return { failedWith: `connection "${name}" captured an instance base that is not an http(s) URL` };
+    const resolved = new URL(path, base);
+    if (resolved.origin !== base.origin) return { failedWith: `the relative url ${path} leaves connection "${name}"'s instance` };
+    return { url: resolved.href };
+  } catch (err) {
+    console.error("connection instance lookup failed", err);
+    return { failedWith: `connection "${name}" could not be read on the relay's side` };
   }
 }

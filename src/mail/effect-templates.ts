@@ -4,15 +4,7 @@
  */
 import type { MailMessage } from "./mailer";
 import { escapeHtml } from "./templates";
-
-function hostAndPath(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.host}${parsed.pathname}`;
-  } catch {
-    return url;
-  }
-}
+import { hostAndPath } from "../effects/webhooks/url-view";
 
 export function webhookFailedMail(
   to: string, appSlug: string, delivery: { id: string; collection: string; rowKey: string; url: string; appId: string }, reason: string, apiOrigin: string,

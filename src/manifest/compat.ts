@@ -5,7 +5,7 @@
  * returns every break with the path in the NEW manifest (or the old one, for something
  * removed) and a sentence a human can act on.
  */
-import { originCovered, targetOrigin } from "./origins";
+import { originCovered, ruleTarget } from "./origins";
 import { at, deepEqual, ROOT } from "./read";
 import { routeFields } from "./routes";
 import { acceptsEverything, schemaTightenings } from "./schema-compat";
@@ -158,12 +158,12 @@ function webhookTargets(m: CompiledManifest): { target: string; path: string }[]
   const out: { target: string; path: string }[] = [];
   m.webhooks.forEach((w) => {
     const path = at(at(at(ROOT, "webhooks"), w.index), w.url ? "url" : "urlFromSetting");
-    out.push({ target: w.url ? targetOrigin(w.url) : `setting:${w.urlFromSetting}`, path });
+    out.push({ target: w.url ? ruleTarget(w.url, w.connection) : `setting:${w.urlFromSetting}`, path });
   });
   m.schedules.forEach((s) => {
     if (s.action.kind !== "webhook") return;
     const path = at(at(at(ROOT, "schedules"), s.index), s.action.url ? "url" : "urlFromSetting");
-    out.push({ target: s.action.url ? targetOrigin(s.action.url) : `setting:${s.action.urlFromSetting}`, path });
+    out.push({ target: s.action.url ? ruleTarget(s.action.url, s.action.connection) : `setting:${s.action.urlFromSetting}`, path });
   });
   return out;
 }

@@ -3,7 +3,7 @@
  * by GET /v1/apps/:id/disclosure and shown before a template upgrade). Built only from
  * the compiled manifest, so it can never disagree with what the relay enforces.
  */
-import { targetOrigin } from "./origins";
+import { ruleTarget } from "./origins";
 import type { CompiledManifest, Condition, Subject } from "./types";
 
 export interface Disclosure {
@@ -98,7 +98,7 @@ export function disclosure(compiled: CompiledManifest): Disclosure {
 
   const webhookRules: Disclosure["webhook_rules"] = [];
   for (const w of compiled.webhooks) {
-    const target = w.url ? targetOrigin(w.url) : `setting:${w.urlFromSetting}`;
+    const target = w.url ? ruleTarget(w.url, w.connection) : `setting:${w.urlFromSetting}`;
     webhookRules.push({ collection: w.collection, on: w.on, target });
     const where = w.url ? target : `the address stored in setting "${w.urlFromSetting}"`;
     lines.push(`When a row of "${w.collection}" is ${w.on === "create" ? "created" : "updated"}, it is sent to ${where}${describeWhen(w.when)}.`);
@@ -106,7 +106,7 @@ export function disclosure(compiled: CompiledManifest): Disclosure {
   for (const s of compiled.schedules) {
     const timing = s.offsetDays === 0 ? `on its ${s.dateField} date` : `${Math.abs(s.offsetDays)} day(s) ${s.offsetDays < 0 ? "before" : "after"} its ${s.dateField} date`;
     if (s.action.kind === "webhook") {
-      const target = s.action.url ? targetOrigin(s.action.url) : `setting:${s.action.urlFromSetting}`;
+      const target = s.action.url ? ruleTarget(s.action.url, s.action.connection) : `setting:${s.action.urlFromSetting}`;
       webhookRules.push({ collection: s.collection, on: "schedule", target });
       const where = s.action.url ? target : `the address stored in setting "${s.action.urlFromSetting}"`;
       lines.push(`Each row of "${s.collection}" is sent to ${where} ${timing}${describeWhen(s.when)}.`);

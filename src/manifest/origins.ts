@@ -187,6 +187,31 @@ export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, deve
   return raw;
 }
 
+/**
+ * A relative target (`/services/data/v60/sobjects/Case`, WIRE §6.1): only beside a
+ * `connection`, resolved when the rule fires against the connection's captured instance
+ * base (an oauth2 connection with `instanceField`). A path on one host: it starts with a
+ * single `/`, has no backslash, whitespace or control character, and stays a path when
+ * resolved (so `//host/x` and `/\\host` are refused).
+ */
+export function isRelativeTarget(raw: string): boolean {
+  return raw.startsWith("/");
+}
+
+export function checkRelativeTarget(raw: string, path: string, code: ErrorCode): string {
+  if (raw.startsWith("//") || /[\\\s\u0000-\u001f\u007f]/.test(raw) || raw.length > 2048) {
+    fail(code, path, "a relative url must be a path starting with a single / (no backslash, spaces or control characters)");
+  }
+  const probe = new URL(raw, "https://instance.invalid");
+  if (probe.origin !== "https://instance.invalid") fail(code, path, "a relative url must stay on the connection's instance");
+  return raw;
+}
+
+/** What a rule's url names for disclosure and compat: the origin, or the connection whose instance a relative url goes to. */
+export function ruleTarget(url: string, connection: string | null): string {
+  return isRelativeTarget(url) ? `connection:${connection}` : targetOrigin(url);
+}
+
 /** The origin a target url sends to, for disclosure and compat comparisons. */
 export function targetOrigin(url: string): string {
   try {

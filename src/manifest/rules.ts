@@ -6,7 +6,7 @@
  */
 import type { ErrorCode } from "../errors";
 import { checkBodyTemplate, checkField, checkTemplate, compileCondition, MACHINE_AUTHOR_KINDS } from "./conditions";
-import { checkTargetUrl } from "./origins";
+import { checkRelativeTarget, checkTargetUrl, isRelativeTarget } from "./origins";
 import {
   at, expectArray, expectBoolean, expectEnum, expectInteger, expectObject, expectString, expectStringList, fail, onlyKeys,
   own, stableHash,
@@ -194,7 +194,16 @@ export function compileSchedules(value: unknown, ctx: RuleContext, root: string)
 function compileTarget(rule: JsonObject, ctx: RuleContext, rPath: string, code: ErrorCode): { url: string | null; urlFromSetting: string | null } {
   if (rule.url !== undefined && rule.urlFromSetting !== undefined) fail(code, at(rPath, "urlFromSetting"), "use exactly one of url and urlFromSetting");
   if (rule.url === undefined && rule.urlFromSetting === undefined) fail(code, at(rPath, "url"), "is required (or urlFromSetting)");
-  if (rule.url !== undefined) return { url: checkTargetUrl(rule.url, at(rPath, "url"), code, ctx.limits.development), urlFromSetting: null };
+  if (rule.url !== undefined) {
+    const uPath = at(rPath, "url");
+    // A relative url goes to the instance of the rule's connection (WIRE §6.1); only the
+    // connection can say where that is, so without one it is refused here.
+    if (typeof rule.url === "string" && isRelativeTarget(rule.url)) {
+      if (rule.connection === undefined) fail(code, uPath, "a relative url needs a connection (an oauth2 connection with instanceField) to resolve against");
+      return { url: checkRelativeTarget(rule.url, uPath, code), urlFromSetting: null };
+    }
+    return { url: checkTargetUrl(rule.url, uPath, code, ctx.limits.development), urlFromSetting: null };
+  }
   const sPath = at(rPath, "urlFromSetting");
   if (!ctx.settingsCollection) fail(code, sPath, "needs a settingsCollection to read the url from");
   const settings = ctx.collections[ctx.settingsCollection];

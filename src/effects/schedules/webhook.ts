@@ -11,7 +11,7 @@ import type { AppRow } from "../../db/apps";
 import type { ScheduleAction } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
 import { createDelivery, type DeliveryRow } from "../webhooks/deliveries";
-import { resolveTarget, standardBody } from "../webhooks/fire";
+import { journalUrl, resolveTarget, standardBody } from "../webhooks/fire";
 
 export type WebhookAction = Extract<ScheduleAction, { kind: "webhook" }>;
 
@@ -30,7 +30,7 @@ export async function scheduleDelivery(
   const target = await resolveTarget(env, app, action, settingsCollection);
   return createDelivery(env, {
     appId: app.id, source: scheduleSource(rule.id, row.key, day), ruleId: rule.id, collection: rule.collection, rowKey: row.key,
-    op: SCHEDULE_OP, feedSeq: null, url: "url" in target ? target.url : action.urlFromSetting ?? "", connection: action.connection,
+    op: SCHEDULE_OP, feedSeq: null, url: journalUrl(target, action), connection: action.connection,
     payload: action.bodyTemplate ? renderJsonTemplate(action.bodyTemplate, row.data) : standardBody(app.id, rule.collection, SCHEDULE_OP, null, row),
     ...("failedWith" in target ? { failedWith: target.failedWith } : {}),
   });

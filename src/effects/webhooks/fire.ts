@@ -2,7 +2,7 @@
  * A webhooks rule fired by a row change becomes a delivery (WIRE §5.5 webhooks[], §6.1):
  * the rule is looked up in the app's live manifest at fire time (a rule gone since the
  * write fires nothing), its target resolved (`url`, or `urlFromSetting` read from the
- * settings row now, failing closed), and its body built — the standard envelope, or the
+ * settings row now, failing closed; a relative `url` on its connection's instance), and its body built — the standard envelope, or the
  * rule's `bodyTemplate` rendered against the row. A target that cannot be resolved is
  * journaled as a failed delivery, so the owner sees why nothing arrived. The schedules
  * engine's webhook action builds its deliveries from the same target and body.
@@ -17,6 +17,8 @@ import type { EffectChange, RowView } from "../../../durable-objects/app-store/c
 import type { WebhookRule } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
 import { createDelivery, type DeliveryRow } from "./deliveries";
+import { isRelativeTarget } from "../../manifest/origins";
+import { instanceTarget } from "../connections";
 
 /** The settings row a manifest's `settingsCollection` holds (WIRE §5.1). */
 export const SETTINGS_ROW_KEY = "install-config";
@@ -38,11 +40,14 @@ export function standardBody(appId: string, collection: string, op: string, feed
 
 export type Target = { url: string } | { failedWith: string };
 
-/** Where a rule's deliveries go: its `url`, or the `urlFromSetting` setting read now (failing closed). */
-export async function resolveTarget(
-  env: Env, app: typeof apps.$inferSelect, rule: Pick<WebhookRule, "url" | "urlFromSetting">, settingsCollection: string | null,
-): Promise<Target> {
-  if (rule.url !== null) return { url: rule.url };
+type TargetRule = Pick<WebhookRule, "url" | "urlFromSetting" | "connection">;
+
+/**
+ * Where a rule's deliveries go: its `url` (a relative one on its connection's instance,
+ * resolved now), or the `urlFromSetting` setting read now (failing closed).
+ */
+export async function resolveTarget(env: Env, app: typeof apps.$inferSelect, rule: TargetRule, settingsCollection: string | null): Promise<Target> {
+  if (rule.url !== null) return isRelativeTarget(rule.url) ? instanceTarget(env, app.id, rule.connection, rule.url) : { url: rule.url };
   const setting = rule.urlFromSetting!;
   if (!settingsCollection || app.currentVersion === null) return { failedWith: `urlFromSetting: the app has no settings collection to read ${setting} from` };
   const answer = await appStore(env, app.id).getRow(
@@ -52,6 +57,11 @@ export async function resolveTarget(
     ? (answer.value.data as Record<string, unknown>)[setting] : undefined;
   if (typeof value !== "string" || value.trim() === "") return { failedWith: `urlFromSetting: the setting ${setting} is not set` };
   return { url: value.trim() };
+}
+
+/** The url a delivery is journaled with: the resolved one, or what the rule named when it could not be resolved. */
+export function journalUrl(target: Target, rule: TargetRule): string {
+  return "url" in target ? target.url : rule.url ?? rule.urlFromSetting ?? "";
 }
 
 /**
@@ -68,7 +78,7 @@ export async function deliveryForChange(env: Env, appId: string, source: string,
   const target = await resolveTarget(env, app, rule, manifest.settingsCollection);
   return createDelivery(env, {
     appId, source, ruleId, collection: change.collection, rowKey: change.key, op: change.op, feedSeq: change.seq,
-    url: "url" in target ? target.url : rule.urlFromSetting ?? "", connection: rule.connection,
+    url: journalUrl(target, rule), connection: rule.connection,
     payload: rule.bodyTemplate ? renderJsonTemplate(rule.bodyTemplate, change.data)
       : standardBody(appId, change.collection, change.op, change.seq, { ...change, updated_at: change.ts }),
     ...("failedWith" in target ? { failedWith: target.failedWith } : {}),

@@ -15,6 +15,7 @@ import { RelayError } from "../../errors";
 import type { AppRow } from "../../db/apps";
 import { liveManifest } from "../../apps/members";
 import { createDelivery, deliveryById, type DeliveryRow } from "./deliveries";
+import { hostAndPath } from "./url-view";
 
 /** How much of a payload the journal shows before cutting it. */
 export const PAYLOAD_VIEW_CAP = 8192;
@@ -40,25 +41,18 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
 }
 
-function hostAndPath(url: string): string {
+/** A stored payload as a journal shows it: parsed JSON, or the text itself, cut past PAYLOAD_VIEW_CAP and flagged (the inbound journal shows its payloads the same way). */
+export function payloadView(stored: string): { payload: unknown; payloadTruncated: boolean } {
+  if (stored.length > PAYLOAD_VIEW_CAP) return { payload: stored.slice(0, PAYLOAD_VIEW_CAP), payloadTruncated: true };
   try {
-    const parsed = new URL(url);
-    return `${parsed.host}${parsed.pathname}`;
+    return { payload: JSON.parse(stored), payloadTruncated: false };
   } catch {
-    return "";
+    return { payload: stored, payloadTruncated: false };
   }
 }
 
 export function viewDelivery(delivery: DeliveryRow): DeliveryView {
-  const truncated = delivery.payload.length > PAYLOAD_VIEW_CAP;
-  let payload: unknown = truncated ? delivery.payload.slice(0, PAYLOAD_VIEW_CAP) : delivery.payload;
-  if (!truncated) {
-    try {
-      payload = JSON.parse(delivery.payload);
-    } catch {
-      // shown as the text it is
-    }
-  }
+  const { payload, payloadTruncated: truncated } = payloadView(delivery.payload);
   return {
     id: delivery.id, collection: delivery.collection, rowKey: delivery.rowKey, op: delivery.op, url: hostAndPath(delivery.url),
     status: delivery.status, attempts: delivery.attempts, responseStatus: delivery.responseStatus, responseBody: delivery.responseBody,
