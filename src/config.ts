@@ -20,9 +20,9 @@ export interface Config {
    * `pageWrite`: anonymous and visitor writes from app pages, per minute (WIRE §5.6).
    * `invite`: adding a member and offering a
    * transfer, the routes that mail someone else (their daily per-owner cap is the limit
-   * INVITE_MAILS_PER_OWNER_DAY).
+   * INVITE_MAILS_PER_OWNER_DAY). `ingest`: deliveries to inbound hook URLs, per minute.
    */
-  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number; invite: number; pageWrite: number };
+  rateLimit: { windowSeconds: number; register: number; deviceCode: number; deviceToken: number; requestLink: number; claim: number; invite: number; pageWrite: number; ingest: number };
   maxJsonBodyBytes: number;
   /** Cap on a deploy or redeploy body: the document plus inline assets, base64-encoded. */
   maxDeployBodyBytes: number;
@@ -81,7 +81,10 @@ const numberDefaults: Record<string, number> = {
   MAX_ATTACHMENT_BYTES: 5_000_000, MAX_BLOBS_PER_APP_BYTES: 104_857_600,
   MAX_BLOBS_PER_ACCOUNT_BYTES: 5_368_709_120, MAX_TASTE_BYTES: 16_384, MAX_EVENT_DATA_BYTES: 65_536,
   MAX_ARTIFACT_BYTES: 5_242_880, FEED_PAGE_MAX: 1000, INGEST_MAX_BODY_BYTES: 65_536, INGEST_MAX_HOOKS: 10,
-  INGEST_BACKFILL_MAX_BODIES: 500, WEBHOOKS_MAX_ATTEMPTS: 8, WEBHOOKS_APP_HOURLY_CAP: 500,
+  INGEST_BACKFILL_MAX_BODIES: 500,
+  // Inbound hooks: deliveries an app accepts per hour (past it 429), how long and how many journal entries are kept.
+  INGEST_APP_HOURLY_CAP: 1000, INGEST_DELIVERY_RETENTION_DAYS: 30, INGEST_DELIVERY_MAX_PER_APP: 1000,
+  WEBHOOKS_MAX_ATTEMPTS: 8, WEBHOOKS_APP_HOURLY_CAP: 500,
   WEBHOOKS_DELIVERY_RETENTION_DAYS: 30, WEBHOOKS_DELIVERY_MAX_PER_APP: 1000,
   WEBHOOKS_FAILURE_NOTIFY_WINDOW_SECONDS: 3600, SCHEDULES_MAX_RULES: 10,
   SCHEDULES_MAX_EMAILS_PER_APP_DAY: 20, SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY: 20,
@@ -229,6 +232,7 @@ export function config(env: object): Config {
       claim: addressLimit(raw, "RATE_LIMIT_CLAIM", 10, development),
       invite: addressLimit(raw, "RATE_LIMIT_INVITE", 20, development),
       pageWrite: addressLimit(raw, "RATE_LIMIT_PAGE_WRITE", 60, development),
+      ingest: addressLimit(raw, "RATE_LIMIT_INGEST", 120, development),
     },
     maxJsonBodyBytes: num(raw, "MAX_JSON_BODY_BYTES", 1_048_576),
     maxDeployBodyBytes: num(raw, "MAX_DEPLOY_BODY_BYTES", 33_554_432),

@@ -3,7 +3,7 @@
  * bound (spent or expired codes, links, app-session grants, invitations, transfer offers,
  * deletion links and preview tokens, dead sessions, old limiter windows, old dev mail);
  * `trash` purges apps whose trash window has passed; `webhooks` takes overdue deliveries a
- * step and prunes the delivery journal; `digests` sends notification digests whose
+ * step and prunes the delivery journal; `ingest` prunes the inbound delivery journal; `digests` sends notification digests whose
  * message never came and prunes old notifications; `schedules` fires the manifests'
  * schedule rules for each app's local day; `tasks` returns lapsed agent task leases to the
  * queue, expires and prunes tasks. The cron trigger runs them all, and
@@ -13,6 +13,7 @@ import { sweepRateLimits } from "./db/rate-limit";
 import { purgeExpiredTrash } from "./apps/trash";
 import { runOverdueDeliveries } from "./effects/webhooks/deliveries";
 import { pruneJournal } from "./effects/webhooks/journal";
+import { pruneIngestJournal } from "./effects/ingest/journal";
 import { runOverdueDigests } from "./effects/notify/digests";
 import { pruneNotifications } from "./effects/notify/retention";
 import { runSchedules } from "./effects/schedules/scan";
@@ -44,6 +45,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   // Deliveries whose next attempt is long overdue (a lost message, a consumer that died
   // mid-attempt) are taken a step; attempts always happen at the real time.
   { name: "webhooks", run: async (env, now) => { await runOverdueDeliveries(env); await pruneJournal(env, now); } },
+  // Inbound deliveries past the retention window, then each app's oldest past its cap.
+  { name: "ingest", run: (env, now) => pruneIngestJournal(env, now) },
   // Held notifications whose digest message never came (or whose sender died) go now, at the real time.
   { name: "digests", run: async (env, now) => { await runOverdueDigests(env); await pruneNotifications(env, now); } },
   // Each app once per local day from 08:00 in its timezone; `now` picks the day.

@@ -16,13 +16,13 @@ import { DurableObject } from "cloudflare:workers";
 import { RelayError } from "../../src/errors";
 import { config } from "../../src/config";
 import { declaredCollection } from "../../src/manifest";
-import { isOwnerOrAgent } from "../../src/permissions";
+import { isOwnerOrAgent, machineAuthor } from "../../src/permissions";
 import type { CompiledManifest } from "../../src/manifest";
 import type { EffectKind } from "../../src/rules/match";
 import {
   attempt, failureOf, readSocketUpgrade, settle, socketRefused, staleAccess, SOCKET_PROTOCOL,
   type AppStoreApi, type AppStoreUsage, type BatchCreateInput, type BatchItem, type CallContext, type CloseReason, type DeletedRowView,
-  type FeedPage, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
+  type FeedPage, type HookWriteCall, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
 } from "./contract";
 import { migrate, readMeta, readUsage } from "./schema";
 import { Rows, type WriteContext } from "./rows";
@@ -222,6 +222,16 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   /** Writes each item in turn, each in its own transaction; a refused item is its own failure. */
   private batch<T>(items: T[], write: (item: T) => string): BatchItem[] {
     return items.map((item, index) => ({ index, ...settle(() => write(item)) }));
+  }
+
+  // ---- inbound hooks ----
+
+  async hookWrite(call: HookWriteCall, collection: string, input: HookWriteInput): Promise<Outcome<{ row: RowView; created: boolean }>> {
+    return attempt(async () => {
+      const rows = this.rowsOf(await this.manifest(call.appId, call.version), new Set(call.suppress ?? []));
+      const now = new Date().toISOString();
+      return this.write((feed) => rows.hookWrite(machineAuthor("hook", call.hook), collection, input, now, feed));
+    });
   }
 
   // ---- feed ----

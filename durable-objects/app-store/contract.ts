@@ -323,6 +323,28 @@ export interface OutboxEntryView {
   created_at: string;
 }
 
+// ---- inbound hooks (src/effects/ingest/) ----
+
+/**
+ * An inbound hook's write: no principal, since a hook passes no permission list (its URL
+ * secret, and signature when the rule asks for one, are its authority); the row is
+ * stamped `{ kind: "hook", id: <hook name> }`. `suppress` keeps effect kinds quiet.
+ */
+export interface HookWriteCall {
+  appId: string;
+  version: number;
+  hook: string;
+  suppress?: EffectKind[];
+}
+
+/** `key` is the delivery's id (a create lands there, so a retaken delivery writes once); `upsertOn` names the rule's unique field. */
+export interface HookWriteInput {
+  key: string;
+  data: JsonValue;
+  upsertOn: string | null;
+  ifMatch?: number;
+}
+
 // ---- the RPC surface ----
 
 /**
@@ -340,6 +362,8 @@ export interface AppStoreApi {
   purgeRow(call: CallContext, collection: string, key: string): Promise<Outcome<null>>;
   restoreRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>>;
   deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>>;
+  /** An inbound hook's write (HookWriteCall): created at the key, or the upsert's row updated. */
+  hookWrite(call: HookWriteCall, collection: string, input: HookWriteInput): Promise<Outcome<{ row: RowView; created: boolean }>>;
   /** Per-row outcomes; a bad row never aborts the others. An undeclared collection fails the whole call. */
   batchCreate(call: CallContext, collection: string, input: BatchCreateInput): Promise<Outcome<BatchItem[]>>;
   batchDelete(call: CallContext, collection: string, keys: string[]): Promise<Outcome<BatchItem[]>>;

@@ -8,7 +8,7 @@
  * the AppStore turns them into Outcomes at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, type Principal } from "../../src/permissions";
+import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, type Author, type Principal } from "../../src/permissions";
 import { declaredCollection, validateRow, type CompiledCollection, type CompiledManifest } from "../../src/manifest";
 import type { Change, EffectKind } from "../../src/rules/match";
 import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type RowPage, type RowView } from "./contract";
@@ -153,9 +153,7 @@ export class Rows {
       if (!col.unique.includes(input.on)) {
         throw new RelayError("invalid_request", `"${input.on}" is not a unique field of "${collection}"; on needs one of: ${col.unique.join(", ") || "(none declared)"}.`, { field: "on" });
       }
-      const slot = uniqueSlot((input.data as Record<string, unknown> | null)?.[input.on]);
-      const holder = slot ? this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", collection, input.on, slot).toArray()[0] : undefined;
-      const held = holder ? this.live(collection, holder.key) : null;
+      const held = this.holderOf(col, input.on, input.data);
       if (held) {
         if (!this.hides(ctx.principal, held)) return { row: this.update(ctx, collection, held.key, { data: input.data }, feed, { upsert: true }), created: false };
         hiddenHolder = true;
@@ -177,23 +175,40 @@ export class Rows {
         throw new RelayError("conflict", `A deleted row holds the key "${key}"; restore or purge it first.`, { key });
       }
     }
-    const data = this.applyServerSet(col, input.data, null);
+    const row = this.insert(col, key, input.data, authorOf(ctx.principal), ctx.now, feed, () => this.spendBudget(collection, decision.checks.anonBudget, ctx.now));
+    return { row, created: true };
+  }
+
+  /**
+   * A new row at `key` (a purged one's slot is reused): serverSet, schema, size, quota and
+   * unique checked, `beforeWrite` run last (the anonymous budget), then the row, its feed
+   * entry and its effects.
+   */
+  private insert(col: CompiledCollection, key: string, input: unknown, stamp: Author, now: string, feed: HeldEntry[], beforeWrite: () => void = () => {}): RowView {
+    const collection = col.name;
+    const data = this.applyServerSet(col, input, null);
     const text = this.checkData(col, data);
     this.checkQuota(byteLength(text), 1);
     this.claimUnique(col, key, data);
-    this.spendBudget(collection, decision.checks.anonBudget, ctx.now);
-    const stamp = authorOf(ctx.principal);
+    beforeWrite();
     this.sql.exec("DELETE FROM _svc_rows WHERE collection = ? AND key = ? AND purged = 1", collection, key);
     this.sql.exec(
       `INSERT INTO _svc_rows (collection, key, data, version, bytes, creator_kind, creator_id, editor_kind, editor_id, created_at, updated_at)
        VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
-      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, ctx.now, ctx.now,
+      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, now, now,
     );
     const row = this.live(collection, key)!;
-    const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: ctx.now });
+    const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: now });
     feed.push(created);
-    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, ctx.now);
-    return { row: viewRow(row), created: true };
+    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, now);
+    return viewRow(row);
+  }
+
+  /** The live row holding `data`'s value of the unique `field`, if any. */
+  private holderOf(col: CompiledCollection, field: string, data: unknown): StoredRow | null {
+    const slot = uniqueSlot((data as Record<string, unknown> | null)?.[field]);
+    const holder = slot ? this.sql.exec<{ key: string }>("SELECT key FROM _svc_unique WHERE collection = ? AND field = ? AND value = ?", col.name, field, slot).toArray()[0] : undefined;
+    return holder ? this.live(col.name, holder.key) : null;
   }
 
   /**
@@ -208,25 +223,52 @@ export class Rows {
     if (opts.upsert) this.checkChallenge(decision.checks.challenge, ctx);
     const current = row!;
     this.checkIfMatch(current, input.if_match);
+    return this.rewrite(col, current, input.data, authorOf(ctx.principal), ctx.now, feed, () => this.spendBudget(collection, decision.checks.anonBudget, ctx.now));
+  }
+
+  /** Replaces a live row's data (immutable fields carried, serverSet kept): checks, `beforeWrite`, the row, its feed entry and its effects. */
+  private rewrite(col: CompiledCollection, current: StoredRow, input: unknown, stamp: Author, now: string, feed: HeldEntry[], beforeWrite: () => void = () => {}): RowView {
+    const { name: collection } = col;
+    const { key } = current;
     const previous = JSON.parse(current.data);
-    const data = this.carryImmutable(col, this.applyServerSet(col, input.data, previous), previous);
+    const data = this.carryImmutable(col, this.applyServerSet(col, input, previous), previous);
     const text = this.checkData(col, data);
     this.checkQuota(byteLength(text) - current.bytes, 0);
     this.claimUnique(col, key, data);
-    this.spendBudget(collection, decision.checks.anonBudget, ctx.now);
-    const stamp = authorOf(ctx.principal);
+    beforeWrite();
     const version = current.version + 1;
     this.sql.exec(
       "UPDATE _svc_rows SET data = ?, bytes = ?, version = ?, editor_kind = ?, editor_id = ?, updated_at = ? WHERE rid = ?",
-      text, byteLength(text), version, stamp.kind, stamp.id, ctx.now, current.rid,
+      text, byteLength(text), version, stamp.kind, stamp.id, now, current.rid,
     );
     const updated = appendFeed(this.sql, {
-      op: "update", collection, key, version, data: text, author: stamp, ts: ctx.now,
+      op: "update", collection, key, version, data: text, author: stamp, ts: now,
       prev: { data: current.data, editor: authorFrom(current.editor_kind, current.editor_id) },
     });
     feed.push(updated);
     this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated, current.created_at);
     return viewRow(this.live(collection, key)!);
+  }
+
+  /**
+   * An inbound hook's write (WIRE §6.3), stamped `hook` and checked like any write (schema,
+   * size, serverSet, unique, quota) but against no permission list: the hook's URL secret
+   * (and signature) is its authority. With `upsertOn`, the live row holding the value is
+   * updated (`ifMatch`, when given, must equal its version); otherwise a row is created at
+   * `key`, the delivery's id, so a delivery taken over after a crash finds the row it
+   * already wrote instead of writing a second one.
+   */
+  hookWrite(stamp: Author, collection: string, input: { key: string; data: unknown; upsertOn: string | null; ifMatch?: number }, now: string, feed: HeldEntry[]): { row: RowView; created: boolean } {
+    const col = this.collection(collection);
+    checkKey(input.key);
+    const held = input.upsertOn ? this.holderOf(col, input.upsertOn, input.data) : null;
+    if (held) {
+      this.checkIfMatch(held, input.ifMatch);
+      return { row: this.rewrite(col, held, input.data, stamp, now, feed), created: false };
+    }
+    const written = this.find(collection, input.key);
+    if (written && !written.purged) return { row: viewRow(written), created: false };
+    return { row: this.insert(col, input.key, input.data, stamp, now, feed), created: true };
   }
 
   /** DELETE: soft delete (restorable for 30 days); frees the row's unique values. */

@@ -18,6 +18,7 @@ import {
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
 import { mintWebhookSecret } from "../effects/webhooks/secret";
+import { syncHooks } from "../effects/ingest/hooks";
 import { discardStaleTasks } from "../effects/tasks/record";
 import { appStore } from "./store";
 import { purgeApp } from "./trash";
@@ -179,6 +180,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
+  await syncHooks(env, app.id, compiled);
   const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,
@@ -280,6 +282,8 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
   // Queued agent tasks of rules this version dropped (or whose prompt it changed) are discarded.
   await discardStaleTasks(env, app.id, compiled).catch((err) => console.error(`redeploy: stale agent tasks of app ${app.id} not discarded`, err));
+  // The manifest's inbound hooks: new ones get their URL, dropped ones are disabled, returning ones come back.
+  await syncHooks(env, app.id, compiled);
   const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
   return {
     dryRun: false,

@@ -19,6 +19,7 @@ import { deleteAppConnections } from "../db/connections";
 import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
 import { deleteAppNotifications } from "../effects/notify/retention";
+import { deleteAppHooks } from "../effects/ingest/hooks";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -72,6 +73,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppMembers(env, appId);
   await deleteAppAccountData(env, appId);
   await deleteAppNotifications(env, appId);
+  await deleteAppHooks(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

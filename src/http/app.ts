@@ -32,6 +32,8 @@ import { appTokenRoutes } from "./v1/app-tokens";
 import { docsRoutes } from "./docs";
 import { rowWriteActivity } from "../apps/activity";
 import { webhookRoutes } from "./v1/webhooks";
+import { ingestRoutes } from "./v1/ingest";
+import { ingestHookRoutes } from "./v1/ingest-hooks";
 import { agentTaskRoutes } from "./v1/agent-tasks";
 import { agentTaskStreamRoutes } from "./v1/agent-task-stream";
 import { devMailRoutes } from "./dev/mail";
@@ -71,6 +73,8 @@ export function buildApp(): Hono<AppEnv> {
   appRoutes(app);
   rowRoutes(app);
   webhookRoutes(app);
+  ingestRoutes(app);
+  ingestHookRoutes(app);
   agentTaskStreamRoutes(app); // before agentTaskRoutes: /v1/agent-tasks/stream is not a task id
   agentTaskRoutes(app);
   feedRoutes(app);

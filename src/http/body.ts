@@ -36,26 +36,34 @@ async function readCapped(stream: ReadableStream<Uint8Array>, limit: number): Pr
   return joined;
 }
 
-export async function readBodyText(c: AppContext, limit: number): Promise<string> {
+/** The body's bytes, refused (`payload_too_large`) past `limit` bytes. */
+export async function readBodyBytes(c: AppContext, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
     throw new RelayError("payload_too_large", `The body is ${declared} bytes; this route takes at most ${limit}.`, { limit });
   }
   const raw = c.req.raw;
-  if (!raw.body) return "";
-  let bytes: Uint8Array;
+  if (!raw.body) return new Uint8Array(0);
   if (Number.isFinite(declared)) {
     // The runtime holds a body to its declared length: read it in one native call.
-    bytes = new Uint8Array(await raw.arrayBuffer());
+    const bytes = new Uint8Array(await raw.arrayBuffer());
     if (bytes.byteLength > limit) throw new RelayError("payload_too_large", `The body is over ${limit} bytes.`, { limit });
-  } else {
-    bytes = await readCapped(raw.body, limit);
+    return bytes;
   }
+  return readCapped(raw.body, limit);
+}
+
+/** Decodes UTF-8 strictly; `invalid_request` for bytes that are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return UTF8.decode(bytes);
   } catch {
     throw new RelayError("invalid_request", "The body is not valid UTF-8.", { field: "body" });
   }
+}
+
+export async function readBodyText(c: AppContext, limit: number): Promise<string> {
+  return decodeUtf8(await readBodyBytes(c, limit));
 }
 
 /** Returns the parsed JSON, or undefined for an empty body when `optional`. */

@@ -12,7 +12,7 @@ describe("config defaults", () => {
     expect(c.registrationSecret).toBeNull();
     expect(c.minCliVersion).toBeNull();
     expect(c.operatorEmails).toEqual([]);
-    expect(c.rateLimit).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20, pageWrite: 60 });
+    expect(c.rateLimit).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20, pageWrite: 60, ingest: 120 });
     expect(c.maxJsonBodyBytes).toBe(1_048_576);
   });
 
@@ -35,9 +35,9 @@ describe("config defaults", () => {
 
   it("development mode turns each per-IP limiter bucket off unless its variable is set; production keeps the defaults", () => {
     const production = config({}).rateLimit;
-    expect(production).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20, pageWrite: 60 });
+    expect(production).toEqual({ windowSeconds: 60, register: 10, deviceCode: 10, deviceToken: 60, requestLink: 5, claim: 10, invite: 20, pageWrite: 60, ingest: 120 });
     const development = config({ RELAY_ENV: "development" }).rateLimit;
-    expect(development).toEqual({ windowSeconds: 60, register: 0, deviceCode: 0, deviceToken: 0, requestLink: 0, claim: 0, invite: 0, pageWrite: 0 });
+    expect(development).toEqual({ windowSeconds: 60, register: 0, deviceCode: 0, deviceToken: 0, requestLink: 0, claim: 0, invite: 0, pageWrite: 0, ingest: 0 });
     const oneOn = config({ RELAY_ENV: "development", RATE_LIMIT_CLAIM: "3" }).rateLimit;
     expect(oneOn).toMatchObject({ claim: 3, register: 0, invite: 0 });
     // Set but unreadable: the limit is on, at the production default.

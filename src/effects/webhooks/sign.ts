@@ -6,9 +6,10 @@
  */
 const encoder = new TextEncoder();
 
-async function hmacHex(secret: string, message: string): Promise<string> {
+/** Lower-case hex HMAC-SHA256 of `message` (text as UTF-8, or raw bytes) keyed with `secret` verbatim; inbound hooks verify with it too. */
+export async function hmacHex(secret: string, message: string | Uint8Array): Promise<string> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message)));
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, typeof message === "string" ? encoder.encode(message) : message));
   return [...mac].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 

@@ -1,0 +1,138 @@
+/**
+ * An app's inbound hooks as D1 keeps them (WIRE §2.7): materialised from the manifest on
+ * each deploy (a new rule gets a hook id and URL secret once; a rule that left the
+ * manifest is disabled, its rule fields null, and comes back with its URL when it
+ * returns), found by the receive route by id and secret, listed for the owner with their
+ * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
+ */
+import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { config } from "../../config";
+import { db } from "../../db/client";
+import { ingestDeliveries, ingestHooks } from "../../db/ingest-schema";
+import { RelayError } from "../../errors";
+import { constantTimeEqual, newId, nowIso, randomHex } from "../../auth/tokens";
+import type { CompiledManifest, IngestRule } from "../../manifest";
+import { apps } from "../../db/apps-schema";
+import type { AppRow } from "../../db/apps";
+
+export type HookRow = typeof ingestHooks.$inferSelect;
+
+/** An enabled hook with its rule as last deployed. */
+export type LiveHook = HookRow & { rule: IngestRule };
+
+function newUrlSecret(): string {
+  return randomHex(24);
+}
+
+/** The hook's full secret URL: `{API}/v1/ingest/<hookId>/<secret>`. */
+export function hookUrl(env: object, hook: Pick<HookRow, "id" | "urlSecret">): string {
+  return `${config(env).apiOrigin}/v1/ingest/${hook.id}/${hook.urlSecret}`;
+}
+
+function ruleFields(rule: IngestRule) {
+  return {
+    ruleJson: JSON.stringify(rule), collection: rule.collection, mode: rule.mode, wake: rule.wake, handshake: rule.handshake,
+    verifyScheme: rule.verify?.scheme ?? null, disabledAt: null,
+  };
+}
+
+/**
+ * Makes the app's hooks match a deployed manifest: each rule's hook created or updated
+ * (enabled, rule fields refreshed), every other hook of the app disabled with its rule
+ * fields cleared. Idempotent, so a deploy retried after a failure converges.
+ */
+export async function syncHooks(env: Env, appId: string, manifest: CompiledManifest): Promise<void> {
+  const now = nowIso();
+  const d = db(env);
+  const names = manifest.ingest.map((rule) => rule.name);
+  for (const rule of manifest.ingest) {
+    await d.insert(ingestHooks).values({ id: newId("ih_"), appId, name: rule.name, urlSecret: newUrlSecret(), createdAt: now, ...ruleFields(rule) })
+      .onConflictDoUpdate({ target: [ingestHooks.appId, ingestHooks.name], set: ruleFields(rule) });
+  }
+  const gone = names.length ? and(eq(ingestHooks.appId, appId), notInArray(ingestHooks.name, names)) : eq(ingestHooks.appId, appId);
+  await d.update(ingestHooks).set({
+    ruleJson: null, collection: null, mode: null, wake: null, handshake: null, verifyScheme: null, disabledAt: sql`coalesce(${ingestHooks.disabledAt}, ${now})`,
+  }).where(gone);
+}
+
+/**
+ * The enabled hook a receive URL names, with its app (one read), or `ingest_not_found`:
+ * an unknown id, a wrong secret, a disabled hook and an app that is gone (trashed,
+ * suspended, archived) all answer alike.
+ */
+export async function hookForUrl(env: Env, hookId: string, secret: string): Promise<{ hook: LiveHook; app: AppRow }> {
+  const found = (await db(env).select({ hook: ingestHooks, app: apps }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
+    .where(eq(ingestHooks.id, hookId)).limit(1))[0];
+  // The secret is compared even for an unknown id, so both take the same time.
+  const matches = constantTimeEqual(found?.hook.urlSecret ?? "-", secret);
+  if (!found || !matches || found.hook.ruleJson === null || !RECEIVING.has(found.app.status) || found.app.currentVersion === null) {
+    throw new RelayError("ingest_not_found", "No inbound hook answers at this URL.");
+  }
+  return { hook: { ...found.hook, rule: JSON.parse(found.hook.ruleJson) as IngestRule }, app: found.app };
+}
+
+/** App statuses whose hooks receive: a dormant app's hooks still write (and may wake it). */
+const RECEIVING = new Set<AppRow["status"]>(["active", "dormant"]);
+
+/** The app's hook of that name (enabled or not), or `ingest_not_found`. */
+export async function hookByName(env: Env, appId: string, name: string): Promise<HookRow> {
+  const hook = (await db(env).select().from(ingestHooks).where(and(eq(ingestHooks.appId, appId), eq(ingestHooks.name, name))).limit(1))[0];
+  if (!hook) throw new RelayError("ingest_not_found", `This app has no inbound hook named "${name.slice(0, 64)}".`, { hook: name.slice(0, 64) });
+  return hook;
+}
+
+/** The app's enabled hook of that name with its rule; a disabled one is `ingest_not_found`. */
+export async function liveHookByName(env: Env, appId: string, name: string): Promise<LiveHook> {
+  const hook = await hookByName(env, appId, name);
+  if (hook.ruleJson === null) throw new RelayError("ingest_not_found", `The inbound hook "${name}" is disabled: its rule is no longer in the manifest.`, { hook: name });
+  return { ...hook, rule: JSON.parse(hook.ruleJson) as IngestRule };
+}
+
+/** A new URL secret; the old URL answers 404 from now on. Answers the new URL, shown once. */
+export async function rotateHook(env: Env, appId: string, name: string): Promise<{ name: string; url: string }> {
+  const hook = await hookByName(env, appId, name);
+  const urlSecret = newUrlSecret();
+  await db(env).update(ingestHooks).set({ urlSecret }).where(eq(ingestHooks.id, hook.id));
+  return { name: hook.name, url: hookUrl(env, { id: hook.id, urlSecret }) };
+}
+
+export interface HookView {
+  name: string;
+  url: string;
+  collection: string | null;
+  mode: string | null;
+  wake: boolean | null;
+  handshake: string | null;
+  disabledAt: string | null;
+  createdAt: string;
+  signingSecret: { configured: boolean; fingerprint: string | null; setAt: string | null; previousUntil: string | null };
+  verify: null;
+  deliveries: { accepted: number; failed: number; dropped_duplicate: number };
+}
+
+/** The app's hooks as WIRE §2.7 lists them, oldest first, with their delivery counts (`verify` is always null on the wire). */
+export async function listHooks(env: Env, appId: string, now = Date.now()): Promise<HookView[]> {
+  const hooks = await db(env).select().from(ingestHooks).where(eq(ingestHooks.appId, appId)).orderBy(ingestHooks.createdAt, ingestHooks.name);
+  if (hooks.length === 0) return [];
+  const counts = await db(env).select({ hookId: ingestDeliveries.hookId, status: ingestDeliveries.status, total: sql<number>`count(*)` })
+    .from(ingestDeliveries).where(inArray(ingestDeliveries.hookId, hooks.map((hook) => hook.id)))
+    .groupBy(ingestDeliveries.hookId, ingestDeliveries.status);
+  return hooks.map((hook) => {
+    const tally = { accepted: 0, failed: 0, dropped_duplicate: 0 };
+    for (const row of counts) if (row.hookId === hook.id && row.status !== "processing") tally[row.status] = Number(row.total);
+    const previousLive = hook.previousUntil !== null && Date.parse(hook.previousUntil) > now;
+    return {
+      name: hook.name, url: hookUrl(env, hook), collection: hook.collection, mode: hook.mode, wake: hook.wake, handshake: hook.handshake,
+      disabledAt: hook.disabledAt, createdAt: hook.createdAt,
+      signingSecret: { configured: hook.signingSecret !== null, fingerprint: hook.signingFingerprint, setAt: hook.signingSetAt, previousUntil: previousLive ? hook.previousUntil : null },
+      verify: null, deliveries: tally,
+    };
+  });
+}
+
+/** A purge: the app's hooks and their journal are gone. */
+export async function deleteAppHooks(env: Env, appId: string): Promise<void> {
+  const d = db(env);
+  await d.batch([d.delete(ingestDeliveries).where(eq(ingestDeliveries.appId, appId)), d.delete(ingestHooks).where(eq(ingestHooks.appId, appId))]);
+}
+

@@ -1,0 +1,93 @@
+// Backfill, the journal and replay (WIRE §2.7; spec A notes 19–21; CONTRACT §6): both body
+// forms with per-body outcomes; no brake, no signature and no wake; a re-run after a
+// partial backfill writes each body once (dedupe), and a delivery a dead relay left
+// `processing` is taken over without writing twice; the journal lists by hook and status,
+// a replay runs the stored body through the current rule bypassing dedupe, and the sweep
+// prunes by age and per-app cap.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, callWith, expectError, json } from "../helpers";
+import { deployIngest, post, type DeliveryView } from "./fixtures";
+import { pruneIngestJournal } from "../../../src/effects/ingest/journal";
+import { CLAIM_STALE_MS } from "../../../src/effects/ingest/deliver";
+
+type Result = { total: number; accepted: number; dropped_duplicate: number; failed: number; outcomes: string[] };
+
+describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
+  it("both body forms, per-body outcomes; brakes, signatures and wake do not apply", async () => {
+    const t = await deployIngest([{ name: "gh", collection: "issues", map: { title: "title" }, dedupeKey: "id", verify: { scheme: "github" }, wake: true }]);
+    await env.DB.prepare("UPDATE apps SET status = 'dormant' WHERE id = ?1").bind(t.appId).run();
+    const path = `/v1/apps/${t.appId}/ingest-hooks/gh/backfill`;
+    const wrapped = await json<Result>(await callWith({ INGEST_APP_HOURLY_CAP: "1", RATE_LIMIT_INGEST: "1" }, path, {
+      key: t.key, json: { bodies: [{ id: 1, title: "a" }, { id: 2, title: 5 }, { id: 1, title: "a again" }, { id: 3, title: "c" }] },
+    }), 200);
+    expect(wrapped).toEqual({ total: 4, accepted: 2, dropped_duplicate: 1, failed: 1, outcomes: ["accepted", "failed", "dropped_duplicate", "accepted"] });
+    const bare = await json<Result>(await call(path, { key: t.key, json: [{ id: 2, title: "b" }, "not an object"] }), 200);
+    expect(bare.outcomes).toEqual(["accepted", "accepted"]);
+    expect((await t.rows()).map((row) => row.data.title ?? null).sort()).toEqual(["a", "b", "c", null]);
+    expect((await json<{ status: string }>(await call(`/v1/apps/${t.appId}`, { key: t.key }), 200)).status).toBe("dormant");
+    expect((await t.deliveries("?status=accepted"))[0].source).toBe("backfill");
+
+    await expectError(await callWith({ INGEST_BACKFILL_MAX_BODIES: "2" }, path, { key: t.key, json: [1, 2, 3] }), 400, "invalid_request");
+    await expectError(await call(path, { key: t.key, json: { bodies: "x" } }), 400, "invalid_request");
+    await expectError(await call(`/v1/apps/${t.appId}/ingest-hooks/none/backfill`, { key: t.key, json: [] }), 404, "ingest_not_found");
+    const stranger = await deployIngest([]);
+    await expectError(await call(path, { key: stranger.key, json: [] }), 404, "app_not_found");
+  });
+
+  it("a backfill re-run after a partial one writes each body once; a stale processing claim is taken over, not written twice", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "n" }]);
+    const path = `/v1/apps/${t.appId}/ingest-hooks/h/backfill`;
+    const bodies = Array.from({ length: 10 }, (_, n) => ({ n, title: `t${n}` }));
+    await json(await call(path, { key: t.key, json: bodies.slice(0, 4) }), 200);
+    // A relay that died mid-body: body 4 written at its delivery's key, its journal entry still processing.
+    await json(await call(path, { key: t.key, json: [bodies[4]] }), 200);
+    const claimed = (await t.deliveries()).find((d) => (d.payload as { n: number }).n === 4)!;
+    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(claimed.id, Date.now() - CLAIM_STALE_MS - 1000).run();
+    const again = await json<Result>(await call(path, { key: t.key, json: bodies }), 200);
+    expect(again.outcomes).toEqual([...Array(4).fill("dropped_duplicate"), "accepted", ...Array(5).fill("accepted")]);
+    const rows = await t.rows();
+    expect(rows.map((row) => row.data.title).sort()).toEqual(bodies.map((b) => b.title).sort());
+    expect(rows.find((row) => row.data.title === "t4")!.key).toBe(claimed.id);
+    // A claim that is still fresh is someone else's delivery in flight: a duplicate.
+    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(claimed.id, Date.now()).run();
+    expect((await json<Result>(await call(path, { key: t.key, json: [bodies[4]] }), 200)).outcomes).toEqual(["dropped_duplicate"]);
+    expect(await t.rows()).toHaveLength(10);
+  });
+
+  it("the journal filters by hook and status; replay bypasses dedupe and uses the current rule; a disabled hook cannot replay", async () => {
+    const t = await deployIngest([{ name: "a", collection: "issues", map: { title: "title" }, dedupeKey: "id" }, { name: "b", collection: "issues" }]);
+    await json(await post((await t.hook("a")).url, { id: 1, title: "first" }), 200);
+    await json(await post((await t.hook("b")).url, { x: 1 }), 200);
+    const onlyA = await t.deliveries("?hook=a");
+    expect(onlyA.map((d) => d.hook)).toEqual(["a"]);
+    expect(await t.deliveries("?status=failed")).toEqual([]);
+    await expectError(await call(`/v1/apps/${t.appId}/ingest/deliveries?status=nope`, { key: t.key }), 400, "invalid_request");
+
+    await t.redeploy([{ name: "a", collection: "issues", map: { title: "id" }, dedupeKey: "id" }, { name: "b", collection: "issues" }]);
+    const replayed = await json<{ delivery: DeliveryView }>(await call(`/v1/apps/${t.appId}/ingest/deliveries/${onlyA[0].id}/replay`, { key: t.key, method: "POST" }), 200);
+    expect(replayed.delivery).toMatchObject({ hook: "a", source: "replay", replayOfId: onlyA[0].id, status: "failed", error: { code: "row_schema_violation" } });
+    await t.redeploy([{ name: "a", collection: "issues", map: { slug: "title" }, dedupeKey: "id" }, { name: "b", collection: "issues" }]);
+    const ok = await json<{ delivery: DeliveryView }>(await call(`/v1/apps/${t.appId}/ingest/deliveries/${onlyA[0].id}/replay`, { key: t.key, method: "POST" }), 200);
+    expect(ok.delivery.status).toBe("accepted");
+    expect((await t.rows()).some((row) => row.data.slug === "first")).toBe(true);
+
+    await t.redeploy([{ name: "b", collection: "issues" }]);
+    await expectError(await call(`/v1/apps/${t.appId}/ingest/deliveries/${onlyA[0].id}/replay`, { key: t.key, method: "POST" }), 409, "conflict");
+    await expectError(await call(`/v1/apps/${t.appId}/ingest/deliveries/ind_nope/replay`, { key: t.key, method: "POST" }), 404, "not_found");
+  });
+
+  it("the sweep prunes entries past the retention window, then the oldest past the per-app cap; processing entries stay", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "t" } }]);
+    const { url } = await t.hook("h");
+    for (let i = 0; i < 4; i++) await json(await post(url, { t: `n${i}` }), 200);
+    const all = await t.deliveries();
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    await env.DB.prepare("UPDATE ingest_deliveries SET created_at = ?2 WHERE id = ?1").bind(all[3].id, old).run();
+    await env.DB.prepare("UPDATE ingest_deliveries SET created_at = ?2, status = 'processing' WHERE id = ?1").bind(all[2].id, old).run();
+    await pruneIngestJournal(env);
+    expect((await t.deliveries()).map((d) => d.id)).toEqual([all[0].id, all[1].id, all[2].id]);
+    await pruneIngestJournal({ ...env, INGEST_DELIVERY_MAX_PER_APP: "1" } as Env);
+    expect((await t.deliveries()).map((d) => d.id)).toEqual([all[0].id, all[2].id]);
+  });
+});
