@@ -62,9 +62,14 @@ type Outcome = { done: number } | { fallback: string };
 
 /** The app socket URL: http→ws, https→wss, path + `/_svc/ws`, query and fragment dropped. */
 export function appSocketUrl(appUrl: string): string {
-  const url = new URL(appUrl);
+  return socketUrl(appUrl, "/_svc/ws");
+}
+
+/** `base` (http or https) as a WebSocket URL with `path` appended, query and fragment dropped. */
+export function socketUrl(base: string, path: string): string {
+  const url = new URL(base);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/_svc/ws`;
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
   url.search = "";
   url.hash = "";
   return url.toString();

@@ -16,6 +16,7 @@ import { appsWake } from "./apps/wake.ts";
 import { appsWatch } from "./apps/watch.ts";
 import { appsTransfer } from "./apps/transfer.ts";
 import { data } from "./data/data.ts";
+import { work } from "./work/work.ts";
 import { membersAdd } from "./members/add.ts";
 import { membersList } from "./members/list.ts";
 import { membersSetRole } from "./members/set-role.ts";
@@ -49,7 +50,7 @@ import { connectionsDeliveries } from "./connections/deliveries.ts";
 import { connectionsReplay } from "./connections/replay.ts";
 import { connectionsAuthorizeUrl } from "./connections/authorize-url.ts";
 
-export const COMMANDS: Command[] = [deploy, data];
+export const COMMANDS: Command[] = [deploy, data, work];
 
 export const NOUNS: Noun[] = [
   {
