@@ -307,6 +307,11 @@ export interface EffectChange {
   version: number;
   data: JsonValue;
   author: Author;
+  /**
+   * Who created the row (the author of a create). Absent from entries recorded before it
+   * was added (the payload is JSON, so no store schema step): readers fall back then.
+   */
+  creator?: Author;
   created_at: string;
   /** The write's time (the row's updated_at). */
   ts: string;

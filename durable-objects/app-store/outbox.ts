@@ -12,6 +12,7 @@
 import type { CompiledManifest } from "../../src/manifest";
 import { isOwnerOrAgent } from "../../src/permissions";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
+import type { Author } from "../../src/permissions";
 import type { BatchCreateInput, CallContext, EffectChange, FeedEntry, OutboxEntryView, OutboxPointer } from "./contract";
 
 /** How soon after a commit the outbox is handed to the queue. */
@@ -34,15 +35,16 @@ export function batchSuppression(call: CallContext, input: Pick<BatchCreateInput
 
 /**
  * Records each rule the change triggers, in the caller's transaction. A kind the caller
- * asked to keep quiet is recorded as suppressed, so the engines can tell.
+ * asked to keep quiet is recorded as suppressed, so the engines can tell. `row` carries
+ * the row's creation time and creator, so no engine has to read the row back for them.
  */
 export function recordEffects(
-  sql: SqlStorage, manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind>, change: Change, entry: FeedEntry, createdAt: string,
+  sql: SqlStorage, manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind>, change: Change, entry: FeedEntry, row: { createdAt: string; creator: Author },
 ): void {
   for (const match of matchRules(manifest, change)) {
     const payload: EffectChange = {
       seq: entry.seq, op: change.op, collection: entry.collection_name, key: entry.row_key, version: entry.row_version ?? 1,
-      data: entry.data, author: entry.author, created_at: createdAt, ts: entry.ts, suppressed: suppressed.has(match.kind),
+      data: entry.data, author: entry.author, creator: row.creator, created_at: row.createdAt, ts: entry.ts, suppressed: suppressed.has(match.kind),
     };
     sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES (?, ?, ?, ?)", match.kind, match.ruleId, JSON.stringify(payload), entry.ts);
   }

@@ -47,8 +47,9 @@ export class Rows {
     private readonly suppressed: ReadonlySet<EffectKind> = new Set(),
   ) {}
 
-  private effects(change: Change, held: HeldEntry, createdAt: string): void {
-    recordEffects(this.sql, this.manifest, this.suppressed, change, held.entry, createdAt);
+  /** `row`: the written row as it was before the write (its creation time and creator, which a write never changes). */
+  private effects(change: Change, held: HeldEntry, row: Pick<StoredRow, "created_at" | "creator_kind" | "creator_id">): void {
+    recordEffects(this.sql, this.manifest, this.suppressed, change, held.entry, { createdAt: row.created_at, creator: authorFrom(row.creator_kind, row.creator_id) });
   }
 
   private collection(name: string): CompiledCollection {
@@ -200,7 +201,7 @@ export class Rows {
     const row = this.live(collection, key)!;
     const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: now });
     feed.push(created);
-    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, now);
+    this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, row);
     return viewRow(row);
   }
 
@@ -246,7 +247,7 @@ export class Rows {
       prev: { data: current.data, editor: authorFrom(current.editor_kind, current.editor_id) },
     });
     feed.push(updated);
-    this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated, current.created_at);
+    this.effects({ op: "update", collection, before: previous, after: data, authorKind: stamp.kind }, updated, current);
     return viewRow(this.live(collection, key)!);
   }
 

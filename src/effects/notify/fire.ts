@@ -39,8 +39,13 @@ export const BODY_MAX = 10_000;
 /** A row to insert; `dueAt` may be the SQL that finds the recipient's open window. */
 type NewNotification = SQLiteInsertValue<typeof notifications>;
 
-/** Who created the row: the author of a create; for an update, the store's row as its owner reads it (null when unreadable or gone). */
+/**
+ * Who created the row: what the store recorded in the change. An entry recorded before the
+ * store did so (an update still in an outbox from an older relay) falls back to the
+ * author of a create, or the store's row as its owner reads it (null when unreadable or gone).
+ */
 async function rowCreator(env: Env, app: AppRow, change: EffectChange): Promise<Author | null> {
+  if (change.creator) return change.creator;
   if (change.op === "create") return change.author;
   if (app.currentVersion === null) return null;
   const answer = await appStore(env, app.id).getRow(
