@@ -49,6 +49,8 @@ export const notifications = sqliteTable("notifications", {
   dueAt: integer("due_at"),
   digestId: text("digest_id"),
   claimedAt: integer("claimed_at"),
+  /** Sends of this notification's digest that failed and were tried again (src/effects/notify/digests.ts). */
+  attempts: integer("attempts").notNull().default(0),
   createdAt: text("created_at").notNull(),
   sentAt: text("sent_at"),
   readAt: text("read_at"),

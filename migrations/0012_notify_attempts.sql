@@ -1,0 +1,1 @@
+ALTER TABLE `notifications` ADD `attempts` integer DEFAULT 0 NOT NULL;
