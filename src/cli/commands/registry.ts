@@ -49,6 +49,10 @@ import { connectionsDelete } from "./connections/delete.ts";
 import { connectionsDeliveries } from "./connections/deliveries.ts";
 import { connectionsReplay } from "./connections/replay.ts";
 import { connectionsAuthorizeUrl } from "./connections/authorize-url.ts";
+import { ingestList } from "./ingest/list.ts";
+import { ingestRotate } from "./ingest/rotate.ts";
+import { ingestSigningSecret } from "./ingest/signing-secret.ts";
+import { ingestBackfill } from "./ingest/backfill.ts";
 
 export const COMMANDS: Command[] = [deploy, data, work];
 
@@ -69,6 +73,11 @@ export const NOUNS: Noun[] = [
     name: "connections",
     summary: "credentials the app's webhooks send to one host, and the webhook delivery journal",
     verbs: [connectionsCreate, connectionsList, connectionsDelete, connectionsDeliveries, connectionsReplay, connectionsAuthorizeUrl],
+  },
+  {
+    name: "ingest",
+    summary: "inbound hooks: their secret URLs, rotation, signing secrets and backfill",
+    verbs: [ingestList, ingestRotate, ingestSigningSecret, ingestBackfill],
   },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
