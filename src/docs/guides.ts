@@ -29,4 +29,9 @@ export const GUIDES: readonly Guide[] = [
     summary: "how an app's page reads and writes rows, follows live changes, signs people in and handles refusals",
     markdown: async () => (await import("../../docs/page-script.md")).default,
   },
+  {
+    slug: "agent-tasks", title: "Agent tasks",
+    summary: "rules that queue work for the owner's agent on matching writes: the envelope, lease credentials, claim, ack and nack, the wake socket and service work",
+    markdown: async () => (await import("../../docs/agent-tasks.md")).default,
+  },
 ];

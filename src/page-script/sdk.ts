@@ -25,7 +25,7 @@ import { Store, api } from "./store";
 import { pushOf } from "./push";
 import type {
   Author, BootstrappedService, BufferedCall, Connection, Internal, Member, NotificationPage, NotificationPreferences, ServiceConnections,
-  ServiceNotifications, ServiceSession,
+  RowTask, ServiceNotifications, ServiceSession, ServiceTasks,
 } from "./types";
 
 /** How long `ready` waits for the socket's hello before snapshotting without a cursor. */
@@ -174,6 +174,17 @@ function notificationsOf(credentials: Promise<void>): ServiceNotifications {
   };
 }
 
+/** A row's agent tasks (`/_svc/tasks`). */
+function tasksOf(credentials: Promise<void>): ServiceTasks {
+  return {
+    forRow: async (collection, key) => {
+      await credentials;
+      const query = new URLSearchParams({ collection, row: key });
+      return (await api<{ tasks: RowTask[] }>("GET", `/_svc/tasks?${query.toString()}`)).tasks;
+    },
+  };
+}
+
 async function start(): Promise<void> {
   const adopted = adopt();
   if (!adopted) return;
@@ -205,6 +216,7 @@ async function start(): Promise<void> {
   Object.assign(service.connections, connectionsOf(credentials));
   Object.assign(service.notifications, notificationsOf(credentials));
   Object.assign(service.push, pushOf(credentials));
+  Object.assign(service.tasks, tasksOf(credentials));
   replay(service, internal);
   reportHeight();
 

@@ -193,6 +193,20 @@ export interface ServiceNotifications {
   };
 }
 
+/** One rule's latest task for a row, as `tasks.forRow` answers it (WIRE §4.3 `/_svc/tasks`). */
+export interface RowTask {
+  task_type: string;
+  status: "queued" | "working" | "done" | "failed" | "expired";
+  created_at: string;
+  updated_at: string;
+}
+
+/** Agent tasks a row fired, so a page can show "an agent is working on this". */
+export interface ServiceTasks {
+  /** The latest task of each agentTasks rule for a row the viewer can read (never its prompt or report). */
+  forRow(collection: string, key: string): Promise<RowTask[]>;
+}
+
 /**
  * The browser's push state for this app: `unsupported` (no service workers or Push API,
  * or not a secure origin), `denied` (the viewer blocked notifications), `prompt` (not
@@ -238,6 +252,7 @@ export interface ServiceGlobal {
   connections: ServiceConnections;
   notifications: ServiceNotifications;
   push: ServicePush;
+  tasks: ServiceTasks;
 }
 
 /**

@@ -22,6 +22,7 @@ import { dataRoutes } from "./data";
 import { connectionRoutes } from "./connections";
 import { notificationRoutes } from "./notifications";
 import { pushRoutes } from "./push";
+import { taskRoutes } from "./tasks";
 import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
@@ -55,6 +56,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   connectionRoutes(app);
   notificationRoutes(app);
   pushRoutes(app);
+  taskRoutes(app);
   app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",

@@ -41,14 +41,15 @@ import { challengeOutcome } from "../../auth/turnstile";
 import { requireRowData } from "../../apps/store-call";
 
 
-interface Target {
+export interface Target {
   caller: PageCaller;
   call: CallContext;
   store: ReturnType<typeof appStore>;
   collection: string;
 }
 
-async function target(c: ServeContext): Promise<Target> {
+/** The caller and store call of a page data path (the tasks view reads a row through it too). */
+export async function target(c: ServeContext): Promise<Target> {
   const served = c.get("served");
   assertSameOrigin(c, served);
   const live = await served.live();
@@ -76,7 +77,7 @@ async function body<T extends z.ZodType>(c: ServeContext, schema: T, optional: b
   return raw === undefined ? undefined : parseWith(schema, raw, "body");
 }
 
-function noStore(res: Response): Response {
+export function noStore(res: Response): Response {
   res.headers.set("Cache-Control", "no-store");
   return res;
 }
