@@ -18,11 +18,18 @@
 //       (scripts/bench-webhooks.mjs)
 //   (f) notify: rows written with a rule that mails the owner on each create, and the time
 //       until every one of them is in the development outbox (as a mail or in a digest)
+//   (h) agent tasks: write → task offered on the wake socket p50/p99, and claim → ack round
+//       trips with 1 and 10 concurrent workers, beside bare baselines (scripts/bench-tasks.mjs)
+//   (g) ingest POST → row committed: deliveries per second and p50/p99 of POSTs to an
+//       inbound hook URL (mapped append, without and with a body dedupeKey), each answered
+//       once its row is committed, beside the bare Worker→DO insert (RPC) at the same
+//       concurrency in the same run
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
 // BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10), BENCH_HOOK_WRITES (100), BENCH_HOOK_WRITERS
-// ("1,10,100"), BENCH_NOTIFY_WRITES (200); BENCH_PROFILE=<file> adds one more relay
+// ("1,10,100"), BENCH_NOTIFY_WRITES (200), BENCH_INGEST (500), BENCH_INGEST_CONCURRENCY
+// ("1,16"); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
 // isolate spent its time.
 import { spawn, spawnSync } from "node:child_process";
@@ -36,6 +43,7 @@ import { freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
+import { benchTasks } from "./bench-tasks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -58,7 +66,11 @@ const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
 const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
 const HOOK_WRITES = knob("BENCH_HOOK_WRITES", 100);
 const NOTIFY_WRITES = knob("BENCH_NOTIFY_WRITES", 200);
+const TASK_WRITES = knob("BENCH_TASK_WRITES", 50);
+const TASKS = knob("BENCH_TASKS", 200);
 const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+const INGEST = knob("BENCH_INGEST", 500);
+const INGEST_CONCURRENCY = (process.env.BENCH_INGEST_CONCURRENCY ?? "1,16").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 
 // ---------------------------------------------------------------------------------------
@@ -556,6 +568,60 @@ async function benchNotify(relay, app) {
 }
 
 // ---------------------------------------------------------------------------------------
+// (g) ingest POST → row committed
+
+/** `total` calls of `fn(i)` at `concurrency`: deliveries per second and each call's latency. */
+async function timed(total, concurrency, fn) {
+  const latencies = [];
+  const wall = await drive(total, concurrency, async (i) => {
+    const t0 = performance.now();
+    await fn(i);
+    latencies.push(performance.now() - t0);
+  });
+  return { perSecond: (total / wall) * 1000, latencies };
+}
+
+async function benchIngest(relay, app, baseline) {
+  console.log(`\n(g) ingest POST → row committed: ${INGEST} deliveries per run to a hook URL, beside bare Worker→DO inserts`);
+  const withHooks = {
+    ...manifest,
+    "x-service-manifest": {
+      ...manifest["x-service-manifest"],
+      ingest: [
+        { name: "plain", collection: "items", map: { title: "issue.title", n: "issue.number" } },
+        { name: "deduped", collection: "docs", map: { title: "issue.title", n: "issue.number" }, dedupeKey: "delivery" },
+      ],
+    },
+  };
+  const deployed = expectStatus(await request({ port: relay.port, method: "POST", path: "/v1/apps", headers: app.auth, json: { html: "<p>ingest</p>", manifest: withHooks } }), 201, "deploy with ingest").json();
+  const hooks = expectStatus(await request({ port: relay.port, path: `/v1/apps/${deployed.app_id}/ingest-hooks`, headers: app.auth }), 200, "ingest hooks").json().hooks;
+  const pathOf = (name) => new URL(hooks.find((h) => h.name === name).url).pathname;
+  let serial = 0;
+  const body = () => {
+    serial += 1;
+    return { delivery: `d-${serial}-${Math.random().toString(36).slice(2, 8)}`, issue: { title: `issue ${serial}`, number: serial } };
+  };
+  const targets = [
+    ["relay: hook POST (map, append)", async () => expectStatus(await request({ port: relay.port, method: "POST", path: pathOf("plain"), headers: { "cf-connecting-ip": "198.18.0.2" }, json: body() }), 200, "ingest")],
+    ["relay: hook POST (map, dedupeKey)", async () => expectStatus(await request({ port: relay.port, method: "POST", path: pathOf("deduped"), headers: { "cf-connecting-ip": "198.18.0.2" }, json: body() }), 200, "ingest")],
+    ["bare insert, RPC call", async () => expectStatus(await request({ port: baseline.port, method: "POST", path: "/rows/rpc", json: body() }), 201, "baseline insert")],
+  ];
+  for (const [, run] of targets) await drive(Math.min(50, INGEST), 4, run);
+  const rows = [["target", "concurrency", "deliveries/s", "p50", "p99"]];
+  for (const concurrency of INGEST_CONCURRENCY) {
+    for (const [label, run] of targets) {
+      const result = await timed(INGEST, concurrency, run);
+      rows.push([label, concurrency, result.perSecond.toFixed(0), ms(percentile(result.latencies, 50)), ms(percentile(result.latencies, 99))]);
+    }
+  }
+  table(rows);
+  const counts = expectStatus(await request({ port: relay.port, path: `/v1/apps/${deployed.app_id}/ingest-hooks`, headers: app.auth }), 200, "ingest hooks").json().hooks
+    .map((h) => `${h.name}: ${h.deliveries.accepted} accepted, ${h.deliveries.failed} failed, ${h.deliveries.dropped_duplicate} duplicate`);
+  console.log(`  journal: ${counts.join("; ")}`);
+  console.log("  a hook POST is answered after its row, feed entry and outbox are committed and its journal entry is written (one D1 write, two with a dedupeKey: the claim, then the outcome)");
+}
+
+// ---------------------------------------------------------------------------------------
 
 async function main() {
   const started = performance.now();
@@ -565,7 +631,7 @@ async function main() {
   const relay = { ...await startRelay({
     port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
     // The per-app quotas would stop a benchmark long before it measures anything.
-    vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000" },
+    vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000" },
   }), inspectorPort };
   cleanups.push(relay.stop);
   const receiver = await startHookReceiver();
@@ -579,6 +645,8 @@ async function main() {
   await benchCli(relay);
   if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
   if (NOTIFY_WRITES > 0) await benchNotify(relay, app);
+  await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
+  if (INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
