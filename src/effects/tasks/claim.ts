@@ -54,37 +54,27 @@ export async function settleLapsed(env: Env, settings: TaskSettings, now: number
   ]);
 }
 
-/** How many rounds a claim looks again for tasks other claimers took under it. */
-const CLAIM_ROUNDS = 3;
-
 export async function claimTasks(env: Env, scope: ClaimScope, max: number, now = Date.now()): Promise<TaskEnvelope[]> {
   const settings = taskSettings(env);
   await settleLapsed(env, settings, now, scope);
-  const claimed: TaskEnvelope[] = [];
   const filter = appFilter(scope, 4);
-  for (let round = 0; round < CLAIM_ROUNDS && claimed.length < max; round++) {
-    const want = max - claimed.length;
-    const candidates = (await env.DB.prepare(
-      `SELECT t.id, a.slug FROM agent_tasks t JOIN apps a ON a.id = t.app_id
-       WHERE ${claimable("t")}
-         AND t.${filter.sql}
-       ORDER BY t.available_at, t.id LIMIT ?3`,
-    ).bind(now, settings.maxAttempts, want, ...filter.binds).all<{ id: string; slug: string }>()).results;
-    if (candidates.length === 0) break;
-    const tokens = candidates.map(() => mintSecret("leaseCredential"));
-    const hashes = await Promise.all(tokens.map((token) => sha256Hex(token)));
-    const results = await env.DB.batch<LeasedTask>(candidates.map((candidate, index) => env.DB.prepare(
-      `UPDATE agent_tasks SET status = 'leased', attempts = attempts + 1, lease_expires_at = ?1 + lease_seconds * 1000,
-         lease_token_hash = ?3, leased_by = ?4, updated_at = ?1
-       WHERE id = ?5 AND ${claimable()}
-       RETURNING id, app_id, task_type, prompt, context, collection, row_key, reads, writes, lease_expires_at`,
-    ).bind(now, settings.maxAttempts, hashes[index], scope.leasedBy, candidate.id)));
-    results.forEach((result, index) => {
-      const task = result.results[0];
-      if (task) claimed.push(envelopeOf(task, candidates[index].slug, tokens[index], settings.apiBase));
-    });
-    // Every candidate was leased: there is nothing this claim lost to another.
-    if (results.every((result) => result.results.length === 1)) break;
-  }
-  return claimed;
+  // How many are claimable now bounds the batch; the statements themselves pick the tasks.
+  const available = (await env.DB.prepare(
+    `SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} LIMIT ?3`,
+  ).bind(now, settings.maxAttempts, max, ...filter.binds).all<{ id: string }>()).results.length;
+  if (available === 0) return [];
+  const tokens = Array.from({ length: available }, () => mintSecret("leaseCredential"));
+  const hashes = await Promise.all(tokens.map((token) => sha256Hex(token)));
+  const leased = await env.DB.batch<LeasedTask>(hashes.map((hash) => env.DB.prepare(
+    `UPDATE agent_tasks SET status = 'leased', attempts = attempts + 1, lease_expires_at = ?1 + lease_seconds * 1000,
+       lease_token_hash = ?3, updated_at = ?1, leased_by = ?${4 + filter.binds.length}
+     WHERE id = (SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} ORDER BY available_at, id LIMIT 1)
+     RETURNING id, app_id, task_type, prompt, context, collection, row_key, reads, writes, lease_expires_at`,
+  ).bind(now, settings.maxAttempts, hash, ...filter.binds, scope.leasedBy)));
+  const claimed = leased.map((result, index) => ({ task: result.results[0], token: tokens[index] })).filter((item) => item.task !== undefined);
+  if (claimed.length === 0) return [];
+  const appIds = [...new Set(claimed.map((item) => item.task.app_id))];
+  const slugs = new Map((await env.DB.prepare(`SELECT id, slug FROM apps WHERE id IN (${appIds.map((_, i) => `?${i + 1}`).join(", ")})`)
+    .bind(...appIds).all<{ id: string; slug: string }>()).results.map((app) => [app.id, app.slug]));
+  return claimed.map(({ task, token }) => envelopeOf(task, slugs.get(task.app_id) ?? "", token, settings.apiBase));
 }
