@@ -34,4 +34,9 @@ export const GUIDES: readonly Guide[] = [
     summary: "rules that queue work for the owner's agent on matching writes: the envelope, lease credentials, claim, ack and nack, the wake socket and service work",
     markdown: async () => (await import("../../docs/agent-tasks.md")).default,
   },
+  {
+    slug: "ingest", title: "Inbound hooks",
+    summary: "secret URLs the outside world POSTs JSON to, each body becoming a row: mapping, dedupe, upserts, GitHub signatures, handshakes, the delivery journal, replay and backfill",
+    markdown: async () => (await import("../../docs/ingest.md")).default,
+  },
 ];

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import manifestGuide from "../../docs/manifest.md";
 import pageScriptGuide from "../../docs/page-script.md";
+import ingestGuide from "../../docs/ingest.md";
 import { catalogue } from "../../src/errors";
 import { SKILL_MD } from "../../src/skill/skill-doc";
 import { call, expectError } from "./helpers";
@@ -15,6 +16,7 @@ const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 const GUIDES: Array<[string, string, string]> = [
   ["/docs/manifest", manifestGuide, "The app manifest"],
   ["/docs/page-script", pageScriptGuide, "The page script (window.service)"],
+  ["/docs/ingest", ingestGuide, "Inbound hooks"],
 ];
 
 /** Paths on the API origin a text names: a `/` at the start of a word, up to the sentence's own punctuation. */
