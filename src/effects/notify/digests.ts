@@ -10,13 +10,18 @@
  * 1. claim: every held notification of the key becomes `sending` under one digest id in
  *    one statement, so two consumers holding the same message never both send it (a claim
  *    whose sender died is released by the sweep after DIGEST_CLAIM_LEASE_MS);
- * 2. the app's hourly cap (NOTIFY_APP_HOURLY_CAP; one digest counts once): past it the
- *    notifications are `capped`;
- * 3. send: a mail through the relay's mailer, or a Web Push to each browser the person
+ * 2. the read check again (recheck.ts): a recipient removed from the app, or who may no
+ *    longer read a row, since the rule fired gets nothing, recorded as `suppressed`;
+ * 3. the app's hourly cap (NOTIFY_APP_HOURLY_CAP; one digest counts once, a retry not
+ *    again): past it the notifications are `capped`;
+ * 4. send: a mail through the relay's mailer, or a Web Push to each browser the person
  *    subscribed (a subscription its push service calls gone is deleted), carrying no row
  *    data: the app's name, a line naming the collection and the rule's `link`;
- * 4. record `sent` or `failed` with the reason. A failed send is recorded, never retried,
- *    and never reaches back to the write that fired it.
+ * 5. record `sent`, or for a send that failed in a way that may pass (the mail transport
+ *    threw; the push service answered 5xx or 429, or not at all) hold the items again for
+ *    a retry after a growing delay (the digest window, doubling), up to
+ *    NOTIFY_SEND_MAX_ATTEMPTS sends; then, or for any other failure, record `failed` with
+ *    the reason. A failed send never reaches back to the write that fired it.
  */
 import { and, eq, lt, min } from "drizzle-orm";
 import { config } from "../../config";
@@ -34,6 +39,7 @@ import { mailer } from "../../mail/mailer";
 import { notificationMail } from "../../mail/notify-templates";
 import type { NotifyDigestMessage } from "../messages";
 import { deleteGoneSubscription, sendPush, type PushMessage } from "./push";
+import { recheckReaders } from "./recheck";
 
 export type NotificationRow = typeof notifications.$inferSelect;
 
@@ -48,6 +54,8 @@ export interface DigestKey {
 const DUE_SLACK_MS = 1_000;
 /** A digest claimed but never recorded (its sender died) is released after this. */
 export const DIGEST_CLAIM_LEASE_MS = 5 * 60_000;
+/** Sends of one digest at most: the first and the retries of a send that may pass later. */
+export const NOTIFY_SEND_MAX_ATTEMPTS = 4;
 /** The queue delays a message by at most 12 hours; a later due time is scheduled again on arrival. */
 const MAX_QUEUE_DELAY_SECONDS = 43_200;
 
@@ -66,7 +74,8 @@ export interface DigestTransport {
   push?: (request: Request) => Promise<Response>;
 }
 
-type Outcome = { status: "sent" } | { status: "failed" | "capped"; reason: string };
+/** `retryable`: the send failed in a way that may pass later (a transport error, a push service's 5xx or 429). */
+type Outcome = { status: "sent" } | { status: "failed" | "capped"; reason: string; retryable?: boolean };
 
 /** The push a digest makes: no row data, only the app, the collections and a link. */
 export function pushFor(appName: string, items: Array<Pick<NotificationRow, "collection" | "op" | "link">>): PushMessage {
@@ -99,18 +108,20 @@ async function pushItems(env: Env, appName: string, items: NotificationRow[], tr
     return outcome;
   }));
   if (outcomes.some((outcome) => outcome.kind === "sent")) return { status: "sent" };
-  const failure = outcomes.find((outcome) => outcome.kind === "failed");
-  return { status: "failed", reason: failure?.kind === "failed" ? failure.error : "every subscription of the recipient is gone" };
+  const failures = outcomes.flatMap((outcome) => (outcome.kind === "failed" ? [outcome] : []));
+  if (failures.length === 0) return { status: "failed", reason: "every subscription of the recipient is gone" };
+  const passing = failures.find((failure) => failure.retryable);
+  return { status: "failed", reason: (passing ?? failures[0]).error, retryable: passing !== undefined };
 }
 
-async function send(env: Env, key: DigestKey, items: NotificationRow[], transport: DigestTransport, now: number): Promise<Outcome> {
-  const app = (await db(env).select().from(apps).where(eq(apps.id, key.appId)).limit(1))[0];
-  if (!app || (app.status !== "active" && app.status !== "dormant")) return { status: "failed", reason: "the app is no longer live" };
+type App = typeof apps.$inferSelect;
+
+async function send(env: Env, app: App, name: string, key: DigestKey, items: NotificationRow[], options: { transport: DigestTransport; now: number; retry: boolean }): Promise<Outcome> {
+  const { transport, now } = options;
   const cap = config(env).limits.NOTIFY_APP_HOURLY_CAP;
-  if (cap > 0 && (await countHit(env, `notify:${key.appId}`, 3600, now)).hits > cap) {
+  if (!options.retry && cap > 0 && (await countHit(env, `notify:${key.appId}`, 3600, now)).hits > cap) {
     return { status: "capped", reason: `the app's hourly notification cap (${cap}) is reached` };
   }
-  const name = (await liveManifest(env, app))?.app.name ?? app.slug;
   try {
     const outcome = key.channel === "email" ? await mailItems(env, { slug: app.slug, name }, items) : await pushItems(env, name, items, transport);
     if (outcome.status === "sent") {
@@ -118,8 +129,33 @@ async function send(env: Env, key: DigestKey, items: NotificationRow[], transpor
     }
     return outcome;
   } catch (err) {
-    return { status: "failed", reason: err instanceof Error ? err.message : String(err) };
+    return { status: "failed", reason: err instanceof Error ? err.message : String(err), retryable: true };
   }
+}
+
+/** The delay before the retry after `attempt` failed sends: the digest window, doubling. */
+export function retryDelayMs(env: Env, attempt: number): number {
+  return config(env).notifyDigestWindowMs * 2 ** (attempt - 1);
+}
+
+/**
+ * What the claimed digest `digestId` comes to: the items the recheck suppressed, then the
+ * send of the rest (or a refusal when the app is gone).
+ */
+async function settle(env: Env, key: DigestKey, digestId: string, items: NotificationRow[], options: { transport: DigestTransport; now: number }): Promise<Outcome | null> {
+  const d = db(env);
+  const app = (await d.select().from(apps).where(eq(apps.id, key.appId)).limit(1))[0];
+  if (!app || (app.status !== "active" && app.status !== "dormant")) return { status: "failed", reason: "the app is no longer live" };
+  const manifest = await liveManifest(env, app);
+  if (!manifest) return { status: "failed", reason: "the app's manifest no longer compiles" };
+  const { keep, suppressed } = await recheckReaders(env, app, manifest, items);
+  for (const { id, reason } of suppressed) {
+    await d.update(notifications).set({ status: "suppressed", reason, dueAt: null })
+      .where(and(eq(notifications.id, id), eq(notifications.digestId, digestId), eq(notifications.status, "sending")));
+  }
+  if (keep.length === 0) return null;
+  const retry = keep.some((item) => item.attempts > 0);
+  return send(env, app, manifest.app.name, key, keep, { ...options, retry });
 }
 
 /**
@@ -140,11 +176,26 @@ export async function runDigest(env: Env, key: DigestKey, options: { now?: numbe
     .where(and(keyMatches(key), eq(notifications.status, "held"))).returning();
   if (items.length === 0) return;
   items.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  const outcome = await send(env, key, items, options.transport ?? {}, now);
+  const outcome = await settle(env, key, digestId, items, { transport: options.transport ?? {}, now });
+  if (outcome === null) return;
+  const claimed = and(eq(notifications.digestId, digestId), eq(notifications.status, "sending"));
+  const attempt = Math.max(...items.map((item) => item.attempts)) + 1;
+  if (outcome.status === "failed" && outcome.retryable && attempt < NOTIFY_SEND_MAX_ATTEMPTS) {
+    const delay = retryDelayMs(env, attempt);
+    await d.update(notifications).set({
+      status: "held", dueAt: now + delay, digestId: null, claimedAt: null, attempts: attempt, reason: `send ${attempt} failed, trying again: ${outcome.reason}`,
+    }).where(claimed);
+    try {
+      await scheduleDigest(env, key, delay);
+    } catch (err) {
+      console.error(`notify: the retry of ${key.recipient}'s digest in app ${key.appId} could not be scheduled; the sweep sends it`, err);
+    }
+    return;
+  }
   await d.update(notifications).set({
     status: outcome.status, reason: outcome.status === "sent" ? null : outcome.reason, dueAt: null,
     sentAt: outcome.status === "sent" ? new Date().toISOString() : null,
-  }).where(and(eq(notifications.digestId, digestId), eq(notifications.status, "sending")));
+  }).where(claimed);
 }
 
 /**

@@ -51,7 +51,8 @@ export interface PushMessage {
 export type PushOutcome =
   | { kind: "sent"; status: number }
   | { kind: "gone"; status: 404 | 410 }
-  | { kind: "failed"; status: number | null; error: string; retryAfterSeconds: number | null };
+  /** `retryable`: it may pass later (no answer, or a 5xx or 429); a request that could not even be built never will. */
+  | { kind: "failed"; status: number | null; error: string; retryAfterSeconds: number | null; retryable: boolean };
 
 /** How long a push service keeps an undelivered message for a device that is offline. */
 export const PUSH_TTL_SECONDS = 86_400;
@@ -121,13 +122,13 @@ export async function sendPush(env: Env, target: PushTarget, message: PushMessag
   try {
     request = await buildPushRequest(env, target, message);
   } catch (err) {
-    return { kind: "failed", status: null, error: errorText(err), retryAfterSeconds: null };
+    return { kind: "failed", status: null, error: errorText(err), retryAfterSeconds: null, retryable: false };
   }
   let response: Response;
   try {
     response = await (send ? send(request) : guardedSend(env, request));
   } catch (err) {
-    return { kind: "failed", status: null, error: `the push service could not be reached: ${errorText(err)}`, retryAfterSeconds: null };
+    return { kind: "failed", status: null, error: `the push service could not be reached: ${errorText(err)}`, retryAfterSeconds: null, retryable: true };
   }
   await response.body?.cancel();
   const status = response.status;
@@ -135,6 +136,6 @@ export async function sendPush(env: Env, target: PushTarget, message: PushMessag
   if (status === 404 || status === 410) return { kind: "gone", status };
   return {
     kind: "failed", status, error: `the push service answered ${status}`,
-    retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after")),
+    retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after")), retryable: status >= 500 || status === 429,
   };
 }

@@ -41,7 +41,7 @@ export interface Audience {
 }
 
 /** The people of an app: the owner, then each member with their custom roles. */
-async function principalsOf(env: Env, app: AppRow): Promise<Map<string, Principal>> {
+export async function principalsOf(env: Env, app: AppRow): Promise<Map<string, Principal>> {
   const people = new Map<string, Principal>([[app.ownerHumanId, { kind: "owner", humanId: app.ownerHumanId }]]);
   for (const member of await listMembers(env, app.id)) {
     if (member.humanId !== app.ownerHumanId) people.set(member.humanId, { kind: "member", humanId: member.humanId, roles: member.customRoles });

@@ -5,10 +5,11 @@
 // answers 410 makes the relay delete that subscription. Then the digest's push through the
 // transport a test can hand it (sendPush's `send` parameter): two notifications decrypt to
 // one push carrying the app's name, a line naming the collection and the rule's link, and
-// no row data.
+// no row data (the rows it names exist: the digest checks their readers again).
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { waitFor } from "../../support/wait";
+import { call, json } from "../helpers";
 import type { ReceivedRequest } from "../../support/webhook-receiver-types";
 import { create, deployNotify, notifyManifest, personKey, recordedFor, type NotifyApp } from "./notify-fixtures";
 import { browser, pushService, relayPublicKey, rowFor, saved } from "./push-service";
@@ -81,6 +82,9 @@ describe("notify: push", { timeout: 60_000 }, () => {
     const versionRow = await env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1").bind(t.app.app_id).first<{ manifest_json: string }>();
     const ruleId = parseManifest(JSON.parse(versionRow!.manifest_json), manifestLimitsFrom(config(env))).notify[0].id;
     const at = new Date().toISOString();
+    // The rows exist (written in a quiet batch, which fires nothing): the digest checks again that the owner may read them.
+    const rows = [{ key: "k1", data: { title: "launch codes" } }, { key: "k2", data: { title: "vault combination" } }];
+    expect((await json<{ ok_count: number }>(await call(`${t.rows("notes")}/batch`, { key: t.key, json: { rows } }), 200)).ok_count).toBe(2);
     for (const [n, title] of [[1, "launch codes"], [2, "vault combination"]] as const) {
       const change = {
         seq: n, op: "create" as const, collection: "notes", key: `k${n}`, version: 1, data: { title }, author: { kind: "agent" as const, id: t.who.agent.agent_id },

@@ -119,7 +119,7 @@ describe("sendPush: the push service's answer", () => {
     const outcome = await sendPush(env, who.target, MESSAGE, async () => {
       throw new Error("connection reset");
     });
-    expect(outcome).toEqual({ kind: "failed", status: null, error: expect.stringContaining("connection reset"), retryAfterSeconds: null });
+    expect(outcome).toEqual({ kind: "failed", status: null, error: expect.stringContaining("connection reset"), retryAfterSeconds: null, retryable: true });
   });
 });
 
