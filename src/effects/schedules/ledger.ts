@@ -6,7 +6,7 @@
  */
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { db } from "../../db/client";
-import { apps } from "../../db/apps-schema";
+import { apps, appVersions } from "../../db/apps-schema";
 import { scheduleFirings, scheduleScans } from "../../db/schedules-schema";
 import type { AppRow } from "../../db/apps";
 import { addDays, dueScanDay, wallClock, zoneOrUtc } from "./local-day";
@@ -27,15 +27,23 @@ export interface DueScan {
 }
 
 /**
- * Live apps (active or dormant, with a version) whose local 08:00 has passed and that
- * were not scanned for their local today (or whose scan was left unfinished past its
- * lease), at most `batch` of them; the next sweep takes the rest.
+ * Live apps (active or dormant, with a version) whose live manifest declares schedules,
+ * whose local 08:00 has passed and that were not scanned for their local today (or whose
+ * scan was left unfinished past its lease), at most `batch` of them; the next sweep takes
+ * the rest. Apps without schedule rules are never candidates, so they cannot crowd the
+ * batch and delay the apps that have some.
  */
 export async function appsDueForScan(env: Env, now: number, batch: number): Promise<DueScan[]> {
   const candidates = await db(env)
     .select({ id: apps.id, timezone: apps.timezone, scannedDay: scheduleScans.localDate, startedAt: scheduleScans.startedAt, finishedAt: scheduleScans.finishedAt })
-    .from(apps).leftJoin(scheduleScans, eq(scheduleScans.appId, apps.id))
-    .where(and(inArray(apps.status, ["active", "dormant"]), isNotNull(apps.currentVersion)));
+    .from(apps)
+    .innerJoin(appVersions, and(eq(appVersions.appId, apps.id), eq(appVersions.version, apps.currentVersion)))
+    .leftJoin(scheduleScans, eq(scheduleScans.appId, apps.id))
+    .where(and(
+      inArray(apps.status, ["active", "dormant"]),
+      isNotNull(apps.currentVersion),
+      sql`coalesce(json_array_length(${appVersions.manifestJson}, '$."x-service-manifest".schedules'), 0) > 0`,
+    ));
   const due: Array<{ id: string; zone: string; day: string }> = [];
   for (const candidate of candidates) {
     const zone = zoneOrUtc(candidate.timezone);
