@@ -3,7 +3,7 @@
  * slug, address, status, live version, rows and storage), who can open it (visibility and
  * share link, `app-settings.tsx`), what its manifest lets it do (the same disclosure as
  * `GET /v1/apps/:id/disclosure`), its collections with their rows and the live feed, its
- * people and access, and the way to the trash. A trashed app's page is the trash view
+ * outbound connections (`app-connections.tsx`), its people and access, and the way to the trash. A trashed app's page is the trash view
  * (`app-trash.tsx`).
  */
 import type { Child } from "hono/jsx";
@@ -13,6 +13,9 @@ import { disclosure, type Disclosure } from "../../manifest";
 import { liveManifest } from "../../apps/members";
 import { appStore } from "../../apps/store";
 import { appUrl } from "../../apps/urls";
+import { listConnections } from "../../db/connections";
+import { connectionView, consentUrl } from "../../connections/manage";
+import { ConnectionsSection } from "./app-connections";
 import type { AppContext } from "../types";
 import { Flash, sizeText, When } from "./layout";
 import { VisibilitySection, VISIBILITY_WORDS } from "./app-settings";
@@ -54,7 +57,7 @@ function Collections({ app, told }: { app: AppRow; told: Disclosure }) {
 
 async function showApp(c: AppContext, app: AppRow): Promise<Response> {
   if (app.status === "deleted") return trashedPage(c, app);
-  const [manifest, usage] = await Promise.all([liveManifest(c.env, app), appStore(c.env, app.id).usage()]);
+  const [manifest, usage, connections] = await Promise.all([liveManifest(c.env, app), appStore(c.env, app.id).usage(), listConnections(c.env, app.id)]);
   const told = manifest ? disclosure(manifest) : null;
   const flash = lookup(flashes, c.req.query("flash"));
   const cfg = config(c.env);
@@ -81,6 +84,7 @@ async function showApp(c: AppContext, app: AppRow): Promise<Response> {
       </dl>
       <VisibilitySection app={app} />
       {told ? <Collections app={app} told={told} /> : null}
+      <ConnectionsSection connections={connections.map(connectionView)} authorizeUrl={(name) => consentUrl(cfg.apiOrigin, app.id, name)} />
       {told ? (
         <section aria-labelledby="disclosure-heading">
           <h2 id="disclosure-heading">What this app may do</h2>
