@@ -8,7 +8,7 @@
  * the AppStore turns them into Outcomes at the RPC edge.
  */
 import { RelayError } from "../../src/errors";
-import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, type Author, type Principal } from "../../src/permissions";
+import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, sameJson, type Author, type Principal } from "../../src/permissions";
 import { declaredCollection, validateRow, type CompiledCollection, type CompiledManifest } from "../../src/manifest";
 import type { Change, EffectKind } from "../../src/rules/match";
 import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type RowPage, type RowView } from "./contract";
@@ -264,6 +264,13 @@ export class Rows {
     checkKey(input.key);
     const held = input.upsertOn ? this.holderOf(col, input.upsertOn, input.data) : null;
     if (held) {
+      // What no writer may do, a hook may not either: update an append-only row or change an immutable field.
+      if (col.appendOnly) fail(refusals.appendOnly(collection));
+      const previous = JSON.parse(held.data) as Record<string, unknown>;
+      const next = input.data as Record<string, unknown>;
+      for (const field of col.immutable) {
+        if (Object.hasOwn(next, field) && !sameJson(previous?.[field], next[field])) fail(refusals.immutable(collection, field));
+      }
       this.checkIfMatch(held, input.ifMatch);
       return { row: this.rewrite(col, held, input.data, stamp, now, feed), created: false };
     }

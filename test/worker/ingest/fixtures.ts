@@ -20,9 +20,9 @@ export function ingestManifest(ingest: Obj[], extra: Obj = {}): Obj {
     $defs: { Issue: ISSUE },
     "x-service-manifest": {
       app: { name: "Inbound" },
-      collections: { issues: { schema: { $ref: "#/$defs/Issue" }, read: ["owner"], write: ["owner"], delete: ["owner"], unique: ["slug"] } },
+      collections: { issues: { schema: { $ref: "#/$defs/Issue" }, read: ["owner"], write: ["owner"], delete: ["owner"], unique: ["slug"] }, ...(extra.collections as Obj ?? {}) },
       ingest,
-      ...extra,
+      ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== "collections")),
     },
   };
 }

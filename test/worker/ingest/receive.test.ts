@@ -77,6 +77,23 @@ describe("inbound hook receive", { timeout: 60_000 }, () => {
     expect(failures.sort()).toEqual(["conflict", "invalid_request"]);
   });
 
+  it("an upsert cannot update an append-only row or change an immutable field: journaled failed", async () => {
+    const owned = { schema: { $ref: "#/$defs/Issue" }, read: ["owner"], write: ["owner"], delete: ["owner"], unique: ["slug"] };
+    const t = await deployIngest([
+      { name: "log", collection: "log", mode: "upsert", upsertOn: "slug", map: { slug: "slug", title: "title" } },
+      { name: "fixed", collection: "issues", mode: "upsert", upsertOn: "slug", map: { slug: "slug", title: "title", state: "state" } },
+    ], { collections: { log: { ...owned, appendOnly: true }, issues: { ...owned, immutable: ["state"] } } });
+    const log = (await t.hook("log")).url;
+    await json(await post(log, { slug: "a", title: "first" }), 200);
+    await json(await post(log, { slug: "a", title: "second" }), 200);
+    const fixed = (await t.hook("fixed")).url;
+    await json(await post(fixed, { slug: "b", title: "one", state: "open" }), 200);
+    await json(await post(fixed, { slug: "b", title: "two", state: "closed" }), 200);
+    await json(await post(fixed, { slug: "b", title: "three" }), 200);
+    expect((await t.deliveries("?status=failed")).map((d) => d.error?.code).sort()).toEqual(["append_only", "invalid_request"]);
+    expect((await t.rows())[0].data).toEqual({ slug: "b", title: "three", state: "open" });
+  });
+
   it("404 for an unknown hook, a wrong secret, a rotated URL and a disabled hook; it comes back with its rule", async () => {
     const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "t" } }]);
     const { url } = await t.hook("h");
