@@ -12,14 +12,12 @@
 import { config } from "../config";
 import { RelayError } from "../errors";
 import type { AppRow } from "../db/apps";
-import { getVersion } from "../db/apps";
 import {
   getCredential, insertCredential, revokeCredential, rotateCredential, setCredentialPaused, type CredentialRow,
 } from "../db/credentials";
 import { mintSecret, newId, nowIso, sha256Hex } from "../auth/tokens";
 import type { CompiledManifest } from "../manifest";
 import type { CredentialGrant } from "../permissions";
-import { compileLive } from "./deploy";
 
 export const CREDENTIAL_DEFAULT_TTL_SECONDS = 365 * 86_400;
 export const ROTATION_DEFAULT_OVERLAP_SECONDS = 86_400;
@@ -69,15 +67,6 @@ export function credentialView(row: CredentialRow, now = Date.now()): Credential
     created_at: row.createdAt,
     last_used_at: row.lastUsedAt,
   };
-}
-
-/** The compiled live manifest of an app (its declared collections and roles). */
-export async function liveManifest(env: Env & object, app: AppRow): Promise<CompiledManifest> {
-  const version = app.currentVersion === null ? undefined : await getVersion(env, app.id, app.currentVersion);
-  if (!version) throw new RelayError("conflict", "This app has no live version.");
-  const compiled = compileLive({ app, version }, config(env));
-  if (!compiled) throw new RelayError("conflict", "This app's live manifest no longer compiles under the relay's limits; redeploy it first.");
-  return compiled;
 }
 
 export interface MintCredentialInput {

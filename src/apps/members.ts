@@ -15,7 +15,8 @@
  */
 import { config } from "../config";
 import { RelayError } from "../errors";
-import { getVersion, type AppRow } from "../db/apps";
+import type { AppRow } from "../db/apps";
+import { liveManifest } from "./live-manifest";
 import { getHuman, normaliseEmail, type HumanRow } from "../db/humans";
 import { db } from "../db/client";
 import { humans } from "../db/schema";
@@ -31,7 +32,6 @@ import { memberAddedMail, memberInviteMail } from "../mail/templates";
 import { roleAccess, type Access } from "../permissions";
 import { RESERVED_NAMES } from "../manifest/permissions";
 import type { CompiledManifest } from "../manifest";
-import { compileLive } from "./deploy";
 import { mayMailNotice, spendInviteMail } from "./invite-mail-cap";
 import { appUrl } from "./urls";
 import { endSockets } from "./sockets";
@@ -62,12 +62,8 @@ export async function membersOf(env: Env, app: AppRow): Promise<MemberView[]> {
   return [ownerView(app, owner), ...members.map(memberView)];
 }
 
-/** The live version's compiled manifest, or null (no version, or it no longer compiles). */
-export async function liveManifest(env: Env, app: AppRow): Promise<CompiledManifest | null> {
-  if (app.currentVersion === null) return null;
-  const version = await getVersion(env, app.id, app.currentVersion);
-  return version ? compileLive({ app, version }, config(env)) : null;
-}
+/** Re-exported for the many callers that import it from here; defined in live-manifest.ts. */
+export { liveManifest };
 
 /**
  * Checks a requested list of custom roles against the live manifest: each a declared

@@ -10,7 +10,8 @@
  */
 import type { z } from "zod";
 import { RelayError } from "../../errors";
-import { liveManifest, mintCredential, revoke, rotate, setPaused } from "../../apps/credentials";
+import { mintCredential, revoke, rotate, setPaused } from "../../apps/credentials";
+import { requireLiveManifest } from "../../apps/live-manifest";
 import { mintGrantLink, revokeGrant } from "../../apps/grant-links";
 import type { AppRow } from "../../db/apps";
 import { parseWith } from "../routes";
@@ -95,7 +96,7 @@ const mintGrant: Handler = async (c, human, app, form) => {
     ...(pin !== undefined ? { pin: pin as z.input<typeof grantBody>["pin"] } : {}),
   };
   const input = parseWith(grantBody, body, "body");
-  const { row, url } = await mintGrantLink(c.env, app, await liveManifest(c.env, app), input, creator(human));
+  const { row, url } = await mintGrantLink(c.env, app, await requireLiveManifest(c.env, app), input, creator(human));
   return renderPage(c, 201, `Grant link for ${app.slug}`, (
     <Secret app={app} what={`Created a ${row.mode} grant link for the role ${row.role}.`} value={url}
       note="Send it to the people who should use the app with this role; whoever opens it is let in." back={membersPath(app)} />
@@ -129,7 +130,7 @@ function grantsFrom(form: URLSearchParams): GrantInput[] {
 }
 
 const mintCredentialForm: Handler = async (c, human, app, form) => {
-  const manifest = await liveManifest(c.env, app);
+  const manifest = await requireLiveManifest(c.env, app);
   const days = whole(form, "ttl_days");
   const input = parseWith(credentialBody, {
     mode: (form.get("mode") || "explicit") as "explicit" | "following",

@@ -10,11 +10,12 @@ import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import {
-  credentialOf, credentialView, liveManifest, mintCredential, revoke, rotate, setPaused,
+  credentialOf, credentialView, mintCredential, revoke, rotate, setPaused,
 } from "../../apps/credentials";
 import { listCredentials } from "../../db/credentials";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
+import { requireLiveManifest } from "../../apps/live-manifest";
 
 const P = "/v1/apps/:id/credentials";
 export const OPS = ["read", "create", "update", "delete"] as const;
@@ -70,7 +71,7 @@ export function credentialRoutes(hono: Hono<AppEnv>): void {
     responses: { 201: { description: "Minted; token shown once", schema: minted }, ...errors(400, 401, 404, 409) },
   }, async (c, { body }) => {
     const target = await app(c);
-    const manifest = await liveManifest(c.env, target);
+    const manifest = await requireLiveManifest(c.env, target);
     const { row, token } = await mintCredential(c.env, target, manifest, body, mintedBy(c));
     const v = credentialView(row);
     return c.json({

@@ -9,7 +9,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
-import { liveManifest } from "../../apps/credentials";
+import { requireLiveManifest } from "../../apps/live-manifest";
 import { grantView, mintGrantLink, revokeGrant } from "../../apps/grant-links";
 import { listGrantLinks } from "../../db/grant-links";
 import { ownedApp, requireLive } from "./app-access";
@@ -74,7 +74,7 @@ export function grantRoutes(hono: Hono<AppEnv>): void {
     },
   }, async (c, { body }) => {
     const target = await app(c);
-    const manifest = await liveManifest(c.env, target);
+    const manifest = await requireLiveManifest(c.env, target);
     const { row, url } = await mintGrantLink(c.env, target, manifest, body, mintedBy(c));
     return c.json({ ...grantView(row), grant_url: url }, 201);
   });
