@@ -3,15 +3,19 @@
 // recorded as suppressed (the owner's mail still goes); a push service answering 503 is
 // tried again after a growing delay and the push lands once it answers 201; one that
 // keeps answering 503 is tried NOTIFY_SEND_MAX_ATTEMPTS times and then recorded as failed.
-// The writes themselves succeed throughout.
+// A mail API that fails (production's MAIL_HTTP_URL answering 503) is tried again after
+// the window and the mail goes once it answers. The writes themselves succeed throughout.
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { call } from "../helpers";
+import { call, json } from "../helpers";
 import { waitFor } from "../../support/wait";
 import type { ReceivedRequest } from "../../support/webhook-receiver-types";
 import { addMember, create, deployNotify, notifyManifest, personKey, recordedFor, type NotifyApp } from "./notify-fixtures";
 import { browser, saved } from "./push-service";
-import { NOTIFY_SEND_MAX_ATTEMPTS } from "../../../src/effects/notify/digests";
+import { NOTIFY_SEND_MAX_ATTEMPTS, retryDelayMs, runDigest } from "../../../src/effects/notify/digests";
+import { recordNotifications } from "../../../src/effects/notify/fire";
+import { config } from "../../../src/config";
+import { manifestLimitsFrom, parseManifest } from "../../../src/manifest";
 
 const receiver = inject("webhookReceiver");
 const NOTES = { read: ["member"], write: ["member"], delete: ["owner"] };
@@ -84,5 +88,35 @@ describe("notify: rechecks and retries", { timeout: 60_000 }, () => {
     // Each retry waits longer than the one before (the digest window, doubling).
     const gaps = attempts.slice(1).map((request, i) => request.at - attempts[i].at);
     for (let i = 1; i < gaps.length; i += 1) expect(gaps[i]).toBeGreaterThan(gaps[i - 1]);
+  });
+
+  it("a mail API that fails is tried again after the window, and the mail goes once it answers", async () => {
+    const t = await deployNotify(notifyManifest({ notes: NOTES }, [
+      { on: "create", collection: "notes", to: ["owner"], subject: "Mail {{title}}", body: "b" },
+    ]));
+    const name = `mailapi-${crypto.randomUUID().slice(0, 8)}`;
+    const production = { ...env, RELAY_ENV: "production", MAIL_HTTP_URL: `${receiver}/hook/${name}`, MAIL_HTTP_TOKEN: "mail-token" } as unknown as Env;
+    expect((await fetch(`${receiver}/control/${name}`, { method: "POST", body: JSON.stringify({ status: 503 }) })).status).toBe(204);
+    // The row exists (a quiet batch fires nothing); its notification is recorded as the consumer would.
+    const key = `mail-${crypto.randomUUID().slice(0, 8)}`;
+    await json(await call(`${t.rows("notes")}/batch`, { key: t.key, json: { rows: [{ key, data: { title: "rent" } }] } }), 200);
+    const versionRow = await env.DB.prepare("SELECT manifest_json FROM app_versions WHERE app_id = ?1").bind(t.app.app_id).first<{ manifest_json: string }>();
+    const ruleId = parseManifest(JSON.parse(versionRow!.manifest_json), manifestLimitsFrom(config(env))).notify[0].id;
+    const at = new Date().toISOString();
+    const change = { seq: 1, op: "create" as const, collection: "notes", key, version: 1, data: { title: "rent" }, author: { kind: "agent" as const, id: t.who.agent.agent_id }, created_at: at, ts: at, suppressed: false };
+    expect(await recordNotifications(env, t.app.app_id, `${t.app.app_id}:mail-${key}`, ruleId, change)).toBe(1);
+    const digest = { appId: t.app.app_id, channel: "email" as const, recipient: personKey(t.who.human) };
+
+    const first = Date.now() + 60_000;
+    await runDigest(production, digest, { now: first });
+    expect((await recordedFor(t.app.app_id, key))[0]).toMatchObject({ status: "held", reason: "send 1 failed, trying again: the mail API answered 503" });
+    expect((await fetch(`${receiver}/control/${name}`, { method: "POST", body: JSON.stringify({ status: 200 }) })).status).toBe(204);
+    // Not due yet: nothing is sent before the retry's delay.
+    await runDigest(production, digest, { now: first + 1_000 });
+    expect(await log(name)).toHaveLength(1);
+    await runDigest(production, digest, { now: first + retryDelayMs(production, 1) });
+    expect((await recordedFor(t.app.app_id, key))[0]).toMatchObject({ status: "sent", reason: null });
+    expect(await log(name)).toHaveLength(2);
+    expect(await attemptsOf(t.app.app_id, key)).toBe(1);
   });
 });
