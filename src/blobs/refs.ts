@@ -1,0 +1,77 @@
+/**
+ * Attachment references in row data (spec A: a string field with format
+ * `service-attachment-id`; spec B `attachment_ref_not_accessible`). Before a row write
+ * reaches the app's store, every value at such a field must name a ready, undeleted
+ * attachment the writer may hand out: one of this app's app-scoped attachments, or one
+ * owned by the writing agent or by the writing owner's account. The check costs nothing
+ * for rows with no string shaped like an attachment id; only then is the live manifest
+ * read to find which fields are references.
+ */
+import { inArray } from "drizzle-orm";
+import { RelayError } from "../errors";
+import { db } from "../db/client";
+import { attachments } from "../db/attachments-schema";
+import type { AppRow } from "../db/apps";
+import { liveManifest } from "../apps/live-manifest";
+import { isAttachmentId, type AttachmentRow } from "./attachments";
+
+export const ATTACHMENT_ID_FORMAT = "service-attachment-id";
+
+/** Who writes the row, as far as handing out attachments goes. */
+export interface RefWriter {
+  agentId: string | null;
+  /** The owning human when the writer acts with the owner's authority (an owner session, or a claimed agent). */
+  accountId: string | null;
+}
+
+/** Whether any string anywhere in `data` is shaped like an attachment id (no I/O). */
+export function mentionsAttachment(data: unknown): boolean {
+  if (typeof data === "string") return isAttachmentId(data);
+  if (Array.isArray(data)) return data.some(mentionsAttachment);
+  if (data !== null && typeof data === "object") return Object.values(data).some(mentionsAttachment);
+  return false;
+}
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (value: unknown): value is Schema => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** The string values of `data` that sit where `schema` says format service-attachment-id. */
+export function referencedIds(schema: unknown, data: unknown, found: string[] = []): string[] {
+  if (!isSchema(schema)) return found;
+  if (schema.format === ATTACHMENT_ID_FORMAT && typeof data === "string") found.push(data);
+  if (Array.isArray(data)) {
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+    data.forEach((item, index) => referencedIds(index < prefix.length ? prefix[index] : schema.items, item, found));
+  } else if (isSchema(data) && isSchema(schema.properties)) {
+    const properties = schema.properties;
+    for (const [name, value] of Object.entries(data)) referencedIds(properties[name], value, found);
+  }
+  for (const branch of ["allOf", "anyOf", "oneOf"]) {
+    if (Array.isArray(schema[branch])) for (const sub of schema[branch] as unknown[]) referencedIds(sub, data, found);
+  }
+  return found;
+}
+
+function mayHandOut(row: AttachmentRow | undefined, appId: string, writer: RefWriter): boolean {
+  if (!row || row.deletedAt !== null || row.status !== "ready") return false;
+  if (row.scope === "app" && row.appId === appId) return true;
+  if (writer.agentId !== null && row.ownerAgentId === writer.agentId) return true;
+  return writer.accountId !== null && row.accountId === writer.accountId && row.scope === "agent";
+}
+
+/** Refuses the write when any referenced attachment is not the writer's to reference. */
+export async function requireAccessibleRefs(env: Env, app: AppRow, collection: string, datas: unknown[], writer: RefWriter): Promise<void> {
+  if (!datas.some(mentionsAttachment)) return;
+  const manifest = await liveManifest(env, app);
+  const schema = manifest?.collections[collection]?.schema?.schema;
+  if (!schema) return;
+  const ids = [...new Set(datas.flatMap((data) => referencedIds(schema, data)))].filter(isAttachmentId);
+  if (ids.length === 0) return;
+  const rows = await db(env).select().from(attachments).where(inArray(attachments.id, ids));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const refused = ids.filter((id) => !mayHandOut(byId.get(id), app.id, writer));
+  if (refused.length > 0) {
+    throw new RelayError("attachment_ref_not_accessible", `The row references ${refused.length === 1 ? "an attachment" : "attachments"} you may not use: ${refused.join(", ")}.`, { attachment_ids: refused });
+  }
+}
