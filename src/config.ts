@@ -63,6 +63,8 @@ export interface Config {
    * secret) as its bearer token. Null when the URL is not set.
    */
   mailHttp: { url: string; token: string | null } | null;
+  /** Sniffed types an attachment may have (BLOB_MIME_ALLOWLIST, comma-separated). */
+  blobMimeAllowlist: ReadonlySet<string>;
   /**
    * The wait before a nacked agent task may be claimed again, doubled per attempt
    * (`AGENT_TASKS_RETRY_SECONDS`): 30 s in production, 1 s in development.
@@ -206,6 +208,9 @@ function turnstile(env: RawEnv, development: boolean): Config["turnstile"] {
   return siteKey === undefined ? null : { siteKey, scriptUrl: turnstileScript(env, development) };
 }
 
+/** The attachment types allowed when BLOB_MIME_ALLOWLIST is not set (WIRE §2.9). */
+const BLOB_MIME_DEFAULT = "image/png,image/jpeg,image/gif,image/webp,image/avif,audio/mpeg,audio/ogg,audio/wav,video/mp4,video/webm,application/pdf,text/plain,text/csv,application/json,application/zip";
+
 const cache = new WeakMap<object, Config>();
 
 export function config(env: object): Config {
@@ -246,6 +251,7 @@ export function config(env: object): Config {
     notifyDigestWindowMs: num(raw, "NOTIFY_DIGEST_WINDOW_SECONDS", development ? 3 : 60) * 1000,
     agentTaskRetryBaseMs: num(raw, "AGENT_TASKS_RETRY_SECONDS", development ? 1 : 30) * 1000,
     mailHttp: str(raw, "MAIL_HTTP_URL") === undefined ? null : { url: str(raw, "MAIL_HTTP_URL")!, token: str(raw, "MAIL_HTTP_TOKEN") ?? null },
+    blobMimeAllowlist: new Set((str(raw, "BLOB_MIME_ALLOWLIST") ?? BLOB_MIME_DEFAULT).split(",").map((m) => m.trim().toLowerCase()).filter(Boolean)),
   };
   cache.set(env, built);
   return built;

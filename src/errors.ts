@@ -126,6 +126,14 @@ export const catalogue = {
   // --- the agent task queue (this relay, WIRE §2.8) ---
   task_not_found: entry(404, "No agent task with that id belongs to an app of yours.", "Use the task_id of an envelope your claim returned."),
   task_not_leased: entry(409, "The task is not leased any more: its lease lapsed (it went back to the queue) or it was acked or nacked already.", "Drop this task; claim again to get a fresh lease (details.status says where the task is)."),
+  // --- attachments (this relay, WIRE §2.9) ---
+  attachment_expansion_exceeded: entry(413, "The file expands far past the attachment caps once opened (a zip's entries, or an image's declared pixels).", "Upload the contents you need, or a smaller image."),
+  attachment_checksum_mismatch: entry(422, "The uploaded bytes do not match the size or sha256 given at presign; the attachment stays pending.", "Upload the exact bytes you presigned again, or presign anew."),
+  attachment_not_uploaded: entry(409, "Nothing was uploaded to the presigned URL yet.", "PUT the bytes to upload_url first, then confirm."),
+  upload_url_invalid: entry(401, "The upload URL is unknown, expired or already used.", "Presign again for a fresh upload URL."),
+  attachment_fetch_failed: entry(422, "The relay could not fetch the source URL (refused target, no answer, non-2xx, redirect, or over the size cap).", "Give a public https URL that answers 200 with the file."),
+  // --- the MCP endpoint (this relay, WIRE-MCP §1.4) ---
+  invalid_args: entry(400, "A tool's arguments are missing, mistyped, unknown, or wrong for the action named.", "Read the tool's input schema in tools/list and send only the fields the action needs."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),
@@ -141,13 +149,6 @@ export type ErrorCode = keyof typeof catalogue;
  * thrown must leave the list.
  */
 export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
-  attachment_ref_not_accessible: "attachments",
-  attachment_size_exceeded: "attachments",
-  attachment_token_invalid: "attachments",
-  attachment_token_not_found: "attachments",
-  mime_disallowed: "attachments",
-  quota_exceeded: "attachments",
-  upload_forbidden: "attachments (in-page uploads)",
   custom_domains_not_enabled: "custom domains",
   domain_exists: "custom domains",
   domain_invalid: "custom domains",

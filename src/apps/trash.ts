@@ -20,6 +20,7 @@ import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
 import { deleteAppNotifications } from "../effects/notify/retention";
 import { deleteAppHooks } from "../effects/ingest/hooks";
+import { purgeAppAttachments } from "../blobs/attachments";
 
 export const TRASH_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -74,6 +75,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppAccountData(env, appId);
   await deleteAppNotifications(env, appId);
   await deleteAppHooks(env, appId);
+  await purgeAppAttachments(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

@@ -24,6 +24,8 @@ export interface OutboundRequest {
   body?: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Also keep the body's raw bytes (attachment fetches), as `bytes` on the result. */
+  keepBytes?: boolean;
 }
 
 export interface OutboundResult {
@@ -37,6 +39,8 @@ export interface OutboundResult {
    * broken connection) after the response had come.
    */
   bodyTruncated: boolean;
+  /** The body's raw bytes up to maxResponseBytes, when the request asked for keepBytes. */
+  bytes?: Uint8Array;
   /** Why the attempt failed before or without a response (refused target, timeout, network); null when a response came. */
   error: string | null;
   durationMs: number;
@@ -123,13 +127,14 @@ export async function outboundFetch(url: string, request: OutboundRequest, optio
     }
     const fetcher = options.fetcher ?? fetch;
     const response = await fetcher(url, { method: request.method, headers: request.headers, body: request.body, redirect: "manual", signal: deadline });
-    const { text, truncated } = await readCapped(response, Math.max(0, Math.floor(request.maxResponseBytes)) || 0, deadline);
+    const { text, truncated, bytes } = await readCapped(response, Math.max(0, Math.floor(request.maxResponseBytes)) || 0, deadline, request.keepBytes ?? false);
     const throttled = response.status === 429 || response.status === 503;
     return {
       status: response.status,
       headers: response.headers,
       body: text,
       bodyTruncated: truncated,
+      ...(request.keepBytes ? { bytes } : {}),
       error: null,
       durationMs: Date.now() - started,
       retryAfterSeconds: throttled ? parseRetryAfter(response.headers.get("retry-after")) : null,
@@ -162,29 +167,40 @@ async function refusedAddresses(host: string, resolve: Resolver, deadline: Abort
  * body stops arriving before its end, the text so far is kept (a character cut in half
  * at the end is dropped) and flagged truncated.
  */
-async function readCapped(response: Response, maxBytes: number, deadline: AbortSignal): Promise<{ text: string; truncated: boolean }> {
-  if (response.body === null) return { text: "", truncated: false };
+async function readCapped(response: Response, maxBytes: number, deadline: AbortSignal, keepBytes: boolean): Promise<{ text: string; truncated: boolean; bytes: Uint8Array }> {
+  if (response.body === null) return { text: "", truncated: false, bytes: new Uint8Array(0) };
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
+  const chunks: Uint8Array[] = [];
+  const joined = () => joinChunks(chunks);
   let text = "";
   let kept = 0;
   try {
     for (;;) {
       const { done, value } = await beforeDeadline(reader.read(), deadline);
-      if (done) return { text: text + decoder.decode(), truncated: false };
+      if (done) return { text: text + decoder.decode(), truncated: false, bytes: joined() };
       const room = maxBytes - kept;
-      if (value.byteLength > room) {
-        text += decoder.decode(value.subarray(0, room), { stream: true });
-        break;
-      }
-      text += decoder.decode(value, { stream: true });
+      const taken = value.byteLength > room ? value.subarray(0, room) : value;
+      if (keepBytes) chunks.push(taken);
+      text += decoder.decode(taken, { stream: true });
+      if (value.byteLength > room) break;
       kept += value.byteLength;
     }
   } catch {
     // The body broke off after the response came: what arrived is kept, flagged truncated.
   }
   await reader.cancel().catch(() => undefined);
-  return { text, truncated: true };
+  return { text, truncated: true, bytes: joined() };
+}
+
+function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 /** `work`, or a rejection with the deadline's reason once the deadline passes first. */

@@ -36,6 +36,7 @@ import { ingestRoutes } from "./v1/ingest";
 import { ingestHookRoutes } from "./v1/ingest-hooks";
 import { agentTaskRoutes } from "./v1/agent-tasks";
 import { agentTaskStreamRoutes } from "./v1/agent-task-stream";
+import { attachmentRoutes } from "./v1/attachments";
 import { devMailRoutes } from "./dev/mail";
 import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
@@ -77,6 +78,7 @@ export function buildApp(): Hono<AppEnv> {
   ingestHookRoutes(app);
   agentTaskStreamRoutes(app); // before agentTaskRoutes: /v1/agent-tasks/stream is not a task id
   agentTaskRoutes(app);
+  attachmentRoutes(app);
   feedRoutes(app);
   credentialRoutes(app);
   grantRoutes(app);

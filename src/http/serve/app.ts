@@ -26,6 +26,7 @@ import { taskRoutes } from "./tasks";
 import { rowWriteActivity } from "../../apps/activity";
 import { grantExchangeRoutes } from "./grant-exchange";
 import { serveAsset } from "./assets";
+import { attachmentPageRoutes } from "./attachments";
 
 export function buildServeApp(): Hono<ServeEnv> {
   const app = new Hono<ServeEnv>();
@@ -57,6 +58,7 @@ export function buildServeApp(): Hono<ServeEnv> {
   notificationRoutes(app);
   pushRoutes(app);
   taskRoutes(app);
+  attachmentPageRoutes(app);
   app.on(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/visitor", (c) => envelope(c, new RelayError("method_not_allowed",
     `${c.req.method} is not supported on /_svc/visitor; use POST.`, { method: c.req.method, allow: ["POST"] }, { Allow: "POST" })));
   app.on(["PUT", "PATCH", "DELETE", "OPTIONS"], "/_svc/session", (c) => envelope(c, new RelayError("method_not_allowed",

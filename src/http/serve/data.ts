@@ -39,6 +39,7 @@ import type { ServeContext, ServeEnv } from "./context";
 import { envelope } from "./errors";
 import { challengeOutcome } from "../../auth/turnstile";
 import { requireRowData } from "../../apps/store-call";
+import { checkPageRowRefs } from "../v1/attachments-refs";
 
 
 export interface Target {
@@ -100,6 +101,7 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
     const t = await writeTarget(c);
     const input = (await body(c, rowCreate, false))!;
     requireRowData(input.data, "data");
+    await checkPageRowRefs(c.env, c.get("served").app, t.collection, t.call.principal, [input.data]);
     const result = unwrap(await t.store.createRow(t.call, t.collection, input));
     return noStore(c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200));
   });
@@ -113,6 +115,7 @@ export function dataRoutes(app: Hono<ServeEnv>): void {
     const t = await writeTarget(c);
     const input = (await body(c, rowUpdate, false))!;
     requireRowData(input.data, "data");
+    await checkPageRowRefs(c.env, c.get("served").app, t.collection, t.call.principal, [input.data]);
     return noStore(c.json({ row: unwrap(await t.store.updateRow(t.call, t.collection, c.req.param("key"), input)) }));
   });
 

@@ -2,9 +2,10 @@
  * Paths the relay keeps for itself on every app origin (WIRE §4.3): `robots.txt`
  * (disallow everything unless a public app opted into indexing), `favicon.ico` (the
  * app's emoji icon on a public app, else the relay's default icon, so a browser's
- * automatic request never logs a 404), and `/.well-known/security.txt`,
- * `/sitemap.xml` and attachment capability URLs under `/b/` answering 404 until those
- * features exist. An author can never deploy an asset at any of them.
+ * automatic request never logs a 404), and `/.well-known/security.txt` and
+ * `/sitemap.xml` answering 404 until those features exist. Under `/b/`, anything but a
+ * capability URL's GET (serve/attachments.ts) is 404. An author can never deploy an
+ * asset at any of them.
  */
 import type { Hono } from "hono";
 import type { ServeEnv } from "./context";

@@ -19,7 +19,8 @@ import type { AppContext, AppEnv } from "../types";
 import { config, type Config } from "../../config";
 import { RelayError } from "../../errors";
 import { appStore } from "../../apps/store";
-import { batchResult, callChecked, requireRowData, storeCall, type BatchResult, type CheckedTarget } from "../../apps/store-call";
+import { batchResult, callChecked, principalOf, requireRowData, storeCall, type BatchResult, type CheckedTarget } from "../../apps/store-call";
+import { checkApiRowRefs } from "./attachments-refs";
 import { recheckRowActor } from "../middleware/auth";
 import { failureOf, type AppStoreApi, type BatchItem, type CallContext, type Outcome } from "../../../durable-objects/app-store/contract";
 import { ownedApp, requireLive } from "./app-access";
@@ -162,8 +163,11 @@ export function rowRoutes(app: Hono<AppEnv>): void {
       requireRowData(row.data, `rows.${index}.data`);
       return row;
     };
-    return c.json(await perRow(body.rows, check, (rows) => toStore(c, (store, call, collection) =>
-      store.batchCreate(call, collection, { rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress }))));
+    return c.json(await perRow(body.rows, check, async (rows) => {
+      await checkApiRowRefs(c, principalOf(c), rows.map((row) => row.data));
+      return toStore(c, (store, call, collection) =>
+        store.batchCreate(call, collection, { rows, on: body.on, emitEffects: body.emitEffects, suppress: body.suppress }));
+    }));
   });
 
   defineRoute(app, {
@@ -205,6 +209,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 201: { description: "Created", schema: rowResponse }, 200: { description: "Deduped or upserted", schema: rowResponse.extend({ deduped: z.literal(true).optional() }) }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
+    await checkApiRowRefs(c, principalOf(c), [body.data]);
     const result = await toStore(c, (store, call, collection) => store.createRow(call, collection, body));
     return c.json({ row: result.row, ...(result.deduped ? { deduped: true } : {}) }, result.created ? 201 : 200);
   });
@@ -224,6 +229,7 @@ export function rowRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "The updated row", schema: rowResponse }, ...rowErrors(400, 401, 403, 404, 409, 413), 422: { description: "row_schema_violation" } },
   }, async (c, { body }) => {
     requireRowData(body.data, "data");
+    await checkApiRowRefs(c, principalOf(c), [body.data]);
     return c.json({ row: await toStore(c, (store, call, collection) => store.updateRow(call, collection, c.req.param("key")!, body)) });
   });
 
