@@ -84,6 +84,9 @@ export async function sniffAttachment(bytes: Uint8Array, declaredMime: string | 
   }
   const claimed = UNSPECIFIC.has(declared) ? extensionType(filename) ?? "text/plain" : declared;
   const looksRight = TEXT_TYPES[claimed];
+  if (!looksRight && allowlist.has(claimed)) {
+    throw new RelayError("mime_mismatch", `The bytes are not ${claimed}.`, { declared: claimed, sniffed: null });
+  }
   if (!looksRight) {
     throw new RelayError("mime_disallowed", `The bytes match no allowed type${UNSPECIFIC.has(declared) ? "" : ` (declared ${declared.slice(0, 100)})`}.`, { declared: declared.slice(0, 100) || null, sniffed: null, allowed: [...allowlist] });
   }
