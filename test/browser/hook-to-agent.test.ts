@@ -14,7 +14,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, ownerWithAgent, relayUrl, signInHere, useBrowser } from "./support";
-import { cleanupTempHomes, cliPath, root, tempDir } from "../cli/helpers";
+import { cleanupTempHomes, cliPath, tempDir } from "../cli/helpers";
 import { waitFor } from "../support/wait";
 
 const { newPage } = useBrowser();
