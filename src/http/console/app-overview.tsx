@@ -38,6 +38,7 @@ function Collections({ app, told }: { app: AppRow; told: Disclosure }) {
     <section aria-labelledby="data-heading">
       <h2 id="data-heading">Data</h2>
       <p><a href={appPath(app, "/feed")} id="open-feed">Live feed: the latest changes to every collection</a></p>
+      <p><a href={appPath(app, "/tasks")} id="open-tasks">Agent tasks: queued, being worked on, done and dead-lettered</a></p>
       {told.collections.length ? (
         <table id="collections">
           <thead><tr><th scope="col">Collection</th><th scope="col">Read by</th><th scope="col">Written by</th><th scope="col">Rows</th></tr></thead>

@@ -18,6 +18,7 @@ import { appOverviewPages } from "./app-overview";
 import { appSettingsPages } from "./app-settings";
 import { appRowsPages } from "./app-rows";
 import { appFeedPages } from "./app-feed";
+import { appTasksPages } from "./app-tasks";
 import { appTrashPages } from "./app-trash";
 import { appMembersPages } from "./app-members";
 import { appAccessPages } from "./app-access";
@@ -45,6 +46,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   appSettingsPages(route);
   appRowsPages(route);
   appFeedPages(route);
+  appTasksPages(route);
   appTrashPages(route);
   appMembersPages(route);
   appAccessPages(route);
