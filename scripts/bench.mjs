@@ -18,8 +18,6 @@
 //       (scripts/bench-webhooks.mjs)
 //   (f) notify: rows written with a rule that mails the owner on each create, and the time
 //       until every one of them is in the development outbox (as a mail or in a digest)
-//   (h) agent tasks: write → task offered on the wake socket p50/p99, and claim → ack round
-//       trips with 1 and 10 concurrent workers, beside bare baselines (scripts/bench-tasks.mjs)
 //   (g) ingest POST → row committed: deliveries per second and p50/p99 of POSTs to an
 //       inbound hook URL (mapped append, without and with a body dedupeKey), each answered
 //       once its row is committed, beside the bare Worker→DO insert (RPC) at the same
@@ -43,7 +41,6 @@ import { freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
-import { benchTasks } from "./bench-tasks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -66,8 +63,6 @@ const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
 const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
 const HOOK_WRITES = knob("BENCH_HOOK_WRITES", 100);
 const NOTIFY_WRITES = knob("BENCH_NOTIFY_WRITES", 200);
-const TASK_WRITES = knob("BENCH_TASK_WRITES", 50);
-const TASKS = knob("BENCH_TASKS", 200);
 const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const INGEST = knob("BENCH_INGEST", 500);
 const INGEST_CONCURRENCY = (process.env.BENCH_INGEST_CONCURRENCY ?? "1,16").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
@@ -645,7 +640,6 @@ async function main() {
   await benchCli(relay);
   if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
   if (NOTIFY_WRITES > 0) await benchNotify(relay, app);
-  await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
   if (INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
