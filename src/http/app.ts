@@ -41,6 +41,7 @@ import { devMailRoutes } from "./dev/mail";
 import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
 import { consoleRoutes } from "./console/routes";
+import { mcpRoutes } from "../mcp/endpoint";
 
 export function renderError(c: AppContext, err: RelayError): Response {
   const res = c.json(errorBody(err, config(c.env).apiOrigin), err.status as 400);
@@ -91,6 +92,7 @@ export function buildApp(): Hono<AppEnv> {
   devMailRoutes(app);
   devCronRoutes(app);
   skillRoutes(app);
+  mcpRoutes(app); // /mcp and its protected-resource metadata; its tools call the routes above in process
   consoleRoutes(app);
 
   app.notFound((c) => {
