@@ -134,8 +134,6 @@ export const catalogue = {
   attachment_fetch_failed: entry(422, "The relay could not fetch the source URL (refused target, no answer, non-2xx, redirect, or over the size cap).", "Give a public https URL that answers 200 with the file."),
   // --- the MCP endpoint (this relay, WIRE-MCP §1.4) ---
   invalid_args: entry(400, "A tool's arguments are missing, mistyped, unknown, or wrong for the action named.", "Read the tool's input schema in tools/list and send only the fields the action needs."),
-  // --- the MCP endpoint (this relay, WIRE-MCP §1.4) ---
-  invalid_args: entry(400, "A tool's arguments are missing, mistyped, unknown, or wrong for the action named.", "Read the tool's input schema in tools/list and send only the fields the action needs."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),
