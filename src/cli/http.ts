@@ -34,6 +34,8 @@ export interface RawResponse {
   status: number;
   headers: ResponseHeaders;
   text: string;
+  /** The body as bytes (binary downloads such as `attachment download`). */
+  bytes?: Uint8Array;
 }
 
 export class RelayClient {
@@ -161,7 +163,10 @@ async function exchange(url: string, method: string, headers: Record<string, str
     const req = request(target, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => settle(() => resolve({ status: res.statusCode ?? 0, headers: headerGetter(res.headers), text: Buffer.concat(chunks).toString("utf8") })));
+      res.on("end", () => settle(() => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: headerGetter(res.headers), text: bytes.toString("utf8"), bytes });
+      }));
       res.on("error", (err) => settle(() => reject(err)));
       res.on("close", () => settle(() => reject(Object.assign(new Error("the connection closed before the answer was complete"), { code: "ECONNRESET" }))));
     });

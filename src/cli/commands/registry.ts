@@ -53,6 +53,12 @@ import { ingestList } from "./ingest/list.ts";
 import { ingestRotate } from "./ingest/rotate.ts";
 import { ingestSigningSecret } from "./ingest/signing-secret.ts";
 import { ingestBackfill } from "./ingest/backfill.ts";
+import { attachmentUpload } from "./attachment/upload.ts";
+import { attachmentDownload } from "./attachment/download.ts";
+import { attachmentShow } from "./attachment/show.ts";
+import { attachmentList } from "./attachment/list.ts";
+import { attachmentDelete } from "./attachment/delete.ts";
+import { attachmentToken } from "./attachment/token.ts";
 
 export const COMMANDS: Command[] = [deploy, data, work];
 
@@ -78,6 +84,11 @@ export const NOUNS: Noun[] = [
     name: "ingest",
     summary: "inbound hooks: their secret URLs, rotation, signing secrets and backfill",
     verbs: [ingestList, ingestRotate, ingestSigningSecret, ingestBackfill],
+  },
+  {
+    name: "attachment",
+    summary: "files in the relay's storage: upload, download, show, list, delete, and capability URLs (token)",
+    verbs: [attachmentUpload, attachmentDownload, attachmentShow, attachmentList, attachmentDelete, attachmentToken],
   },
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },

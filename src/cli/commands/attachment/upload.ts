@@ -1,0 +1,57 @@
+// `service attachment upload --file <path> [--scope agent|app] [--app-id <app>] [--filename]
+// [--mime]`: reads the file and sends it inline as base64 (POST /v1/attachments); the
+// relay sniffs, caps and stores it and answers the AttachmentRef, printed as it is.
+// App scope needs --app-id (an id or slug, resolved as WIRE §1.5) and dies with the app.
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { stringFlag } from "../../argv.ts";
+import { invalidArgs } from "../../errors.ts";
+import { resolveApp } from "../../resolve-app.ts";
+import { oneOf } from "../apps/common.ts";
+import type { Command } from "../types.ts";
+import { session } from "./common.ts";
+
+/** The relay's largest attachment (MAX_MEDIA_BLOB_BYTES); anything larger is refused here. */
+const MAX_UPLOAD_BYTES = 50_000_000;
+
+export const attachmentUpload: Command = {
+  noun: "attachment",
+  verb: "upload",
+  summary: "upload a file (agent scope by default; app scope is deleted with the app)",
+  flags: [
+    { name: "file", kind: "string", value: "<path>", description: "the file to upload (required)" },
+    { name: "scope", kind: "string", value: "agent|app", description: "agent (default) or app" },
+    { name: "app-id", kind: "string", value: "<app>", description: "the app (id or slug) for --scope app" },
+    { name: "filename", kind: "string", value: "<name>", description: "the name to keep (default: the file's own name)" },
+    { name: "mime", kind: "string", value: "<type>", description: "the declared type; the relay refuses it when the bytes say otherwise" },
+  ],
+  args: [],
+  examples: ["service attachment upload --file photo.jpg", "service attachment upload --file report.pdf --scope app --app-id my-app"],
+  skillCheck: true,
+  async run(ctx) {
+    const file = stringFlag(ctx.flags, "file");
+    if (!file) throw invalidArgs("`service attachment upload` needs --file.", ctx.command, { flag: "--file" });
+    const scope = oneOf(ctx, "scope", ["agent", "app"]) ?? "agent";
+    const appFlag = stringFlag(ctx.flags, "app-id");
+    if (scope === "app" && !appFlag) throw invalidArgs("--scope app needs --app-id.", ctx.command, { flag: "--app-id" });
+    if (scope === "agent" && appFlag) throw invalidArgs("--app-id goes with --scope app.", ctx.command, { flag: "--app-id" });
+    let size: number;
+    try {
+      const stat = statSync(file);
+      if (!stat.isFile()) throw new Error("not a file");
+      size = stat.size;
+    } catch {
+      throw invalidArgs(`--file ${JSON.stringify(file)} is not a readable file.`, ctx.command, { flag: "--file" });
+    }
+    if (size > MAX_UPLOAD_BYTES) throw invalidArgs(`--file is ${size} bytes; attachments are at most ${MAX_UPLOAD_BYTES}.`, ctx.command, { flag: "--file" });
+    const s = session(ctx);
+    const appId = appFlag ? (await resolveApp(s.relay, s.key, appFlag)).id : undefined;
+    const body = {
+      content_base64: readFileSync(file).toString("base64"),
+      filename: stringFlag(ctx.flags, "filename") ?? path.basename(file),
+      ...(stringFlag(ctx.flags, "mime") ? { mime: stringFlag(ctx.flags, "mime") } : {}),
+      ...(scope === "app" ? { scope, app_id: appId } : {}),
+    };
+    ctx.out.json(await s.relay.object("POST", "/v1/attachments", { auth: s.auth, body, timeoutMs: 300_000 }));
+  },
+};
