@@ -47,8 +47,15 @@ export async function recordTask(env: Env, appId: string, source: string, ruleId
     JSON.stringify(rule.reads), JSON.stringify(rule.writes), rule.leaseSeconds ?? settings.leaseSeconds,
     now - HOUR_MS, settings.hourlyCap, now, now + ttlSeconds * 1000,
   ).first<{ status: string }>();
-  if (inserted?.status !== "queued") {
-    if (inserted?.status === "capped") console.warn(`agent tasks: app ${appId} is over its hourly cap; task of rule ${ruleId} held back`);
+  if (inserted === null) {
+    // A redelivered pointer: the task exists. While it still waits, wake the workers again
+    // (the first delivery may have died between recording it and waking them).
+    const existing = await env.DB.prepare("SELECT id, status FROM agent_tasks WHERE app_id = ?1 AND source = ?2")
+      .bind(appId, source).first<{ id: string; status: string }>();
+    return existing?.status === "queued" ? { queued: true, taskId: existing.id, ownerHumanId: app.ownerHumanId } : { queued: false };
+  }
+  if (inserted.status !== "queued") {
+    console.warn(`agent tasks: app ${appId} is over its hourly cap; task of rule ${ruleId} held back`);
     return { queued: false };
   }
   return { queued: true, taskId: id, ownerHumanId: app.ownerHumanId };
