@@ -22,12 +22,14 @@
 //       inbound hook URL (mapped append, without and with a body dedupeKey), each answered
 //       once its row is committed, beside the bare Worker→DO insert (RPC) at the same
 //       concurrency in the same run
+//   (h) agent tasks: write → task offered on the wake socket p50/p99, and claim → ack round
+//       trips with 1 and 10 concurrent workers, beside bare baselines (scripts/bench-tasks.mjs)
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
 // BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10), BENCH_HOOK_WRITES (100), BENCH_HOOK_WRITERS
 // ("1,10,100"), BENCH_NOTIFY_WRITES (200), BENCH_INGEST (500), BENCH_INGEST_CONCURRENCY
-// ("1,16"); BENCH_PROFILE=<file> adds one more relay
+// ("1,16"), BENCH_TASK_WRITES (50), BENCH_TASKS (200); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
 // isolate spent its time.
 import { spawn, spawnSync } from "node:child_process";
@@ -41,6 +43,7 @@ import { freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
+import { benchTasks } from "./bench-tasks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -63,6 +66,8 @@ const LIST_RUNS = knob("BENCH_LIST_RUNS", 30);
 const CLI_RUNS = knob("BENCH_CLI_RUNS", 10);
 const HOOK_WRITES = knob("BENCH_HOOK_WRITES", 100);
 const NOTIFY_WRITES = knob("BENCH_NOTIFY_WRITES", 200);
+const TASK_WRITES = knob("BENCH_TASK_WRITES", 50);
+const TASKS = knob("BENCH_TASKS", 200);
 const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const INGEST = knob("BENCH_INGEST", 500);
 const INGEST_CONCURRENCY = (process.env.BENCH_INGEST_CONCURRENCY ?? "1,16").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
@@ -641,6 +646,7 @@ async function main() {
   if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
   if (NOTIFY_WRITES > 0) await benchNotify(relay, app);
   if (INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
+  await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
