@@ -60,16 +60,21 @@ export async function syncHooks(env: Env, appId: string, manifest: CompiledManif
  * an unknown id, a wrong secret, a disabled hook and an app that is gone (trashed,
  * suspended, archived) all answer alike.
  */
-export async function hookForUrl(env: Env, hookId: string, secret: string): Promise<{ hook: LiveHook; app: AppRow }> {
-  const found = (await db(env).select({ hook: ingestHooks, app: apps }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
+export async function hookForUrl(env: Env, hookId: string, secret: string, now = Date.now()): Promise<{ hook: LiveHook; app: AppRow; liveThisHour: number }> {
+  // The same read counts the app's live deliveries in this clock hour, for the hourly brake.
+  const hourStart = new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString();
+  const liveThisHour = sql<number>`(SELECT count(*) FROM ingest_deliveries WHERE app_id = ${apps.id} AND created_at >= ${hourStart} AND source = 'live')`;
+  const found = (await db(env).select({ hook: ingestHooks, app: apps, liveThisHour }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
     .where(eq(ingestHooks.id, hookId)).limit(1))[0];
   // The secret is compared even for an unknown id, so both take the same time.
   const matches = constantTimeEqual(found?.hook.urlSecret ?? "-", secret);
   if (!found || !matches || found.hook.ruleJson === null || !RECEIVING.has(found.app.status) || found.app.currentVersion === null) {
     throw new RelayError("ingest_not_found", "No inbound hook answers at this URL.");
   }
-  return { hook: { ...found.hook, rule: JSON.parse(found.hook.ruleJson) as IngestRule }, app: found.app };
+  return { hook: { ...found.hook, rule: JSON.parse(found.hook.ruleJson) as IngestRule }, app: found.app, liveThisHour: Number(found.liveThisHour) };
 }
+
+export const HOUR_MS = 3_600_000;
 
 /** App statuses whose hooks receive: a dormant app's hooks still write (and may wake it). */
 const RECEIVING = new Set<AppRow["status"]>(["active", "dormant"]);

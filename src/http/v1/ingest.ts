@@ -18,19 +18,17 @@ import type { AppContext, AppEnv } from "../types";
 import { errorEnvelope, errors, ok } from "./schemas";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
-import { countHit } from "../../db/rate-limit";
 import { readBodyBytes } from "../body";
 import { noteActivity } from "../../apps/activity";
 import { recordFlow } from "../../account/usage";
 import type { JsonValue } from "../../manifest";
-import { hookForUrl } from "../../effects/ingest/hooks";
+import { HOUR_MS, hookForUrl } from "../../effects/ingest/hooks";
 import { requireSignature, SIGNATURE_HEADER } from "../../effects/ingest/signing";
 import { challengeOf } from "../../effects/ingest/mapping";
 import { deliver } from "../../effects/ingest/deliver";
 import { afterAcceptedDelivery } from "../../effects/ingest/wake";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const HOUR_SECONDS = 3600;
 
 /** The body as text and parsed JSON; undefined for either when it is not (the delivery is then journaled failed). */
 function parseBody(bytes: Uint8Array): { text: string; body: JsonValue | undefined } {
@@ -57,11 +55,11 @@ async function readCapped(c: AppContext): Promise<Uint8Array> {
   }
 }
 
-/** Counts the delivery against the app's hourly cap; 429 past it. */
-async function hourlyBrake(c: AppContext, appId: string): Promise<void> {
+/** 429 once the app's journal holds INGEST_APP_HOURLY_CAP live deliveries of this clock hour. */
+function hourlyBrake(c: AppContext, liveThisHour: number, now = Date.now()): void {
   const cap = config(c.env).limits.INGEST_APP_HOURLY_CAP;
-  const { hits, retryAfter } = await countHit(c.env, `ingest-app:${appId}`, HOUR_SECONDS);
-  if (hits > cap) {
+  if (liveThisHour >= cap) {
+    const retryAfter = Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
     throw new RelayError("rate_limited", `This app takes at most ${cap} inbound deliveries an hour; try again in ${retryAfter} s.`, { retry_after: retryAfter, limit: cap }, { "Retry-After": String(retryAfter) });
   }
 }
@@ -83,7 +81,7 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
       503: { description: "ingest_write_unavailable: the app is at its row or storage quota (journaled failed; retryable)", schema: errorEnvelope },
     },
   }, async (c) => {
-    const { hook, app: target } = await hookForUrl(c.env, c.req.param("hookId")!, c.req.param("secret")!);
+    const { hook, app: target, liveThisHour } = await hookForUrl(c.env, c.req.param("hookId")!, c.req.param("secret")!);
     const type = c.req.header("content-type") ?? "";
     if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
       throw new RelayError("ingest_unsupported_media_type", `Inbound hooks take application/json, not ${type.slice(0, 100) || "a body without a content type"}.`);
@@ -93,7 +91,7 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
     const { text, body } = parseBody(bytes);
     const challenge = hook.rule.handshake === "echo" && body !== undefined ? challengeOf(body) : null;
     if (challenge !== null) return c.text(challenge, 200);
-    await hourlyBrake(c, target.id);
+    hourlyBrake(c, liveThisHour);
     const outcome = await deliver(c.env, {
       app: { id: target.id, version: target.currentVersion! }, hook, source: "live", rawBody: text, body, headers: c.req.raw.headers, dedupe: true,
     });
