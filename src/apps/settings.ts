@@ -7,6 +7,7 @@
  * old share URL stop working at once; and whenever who may watch changes, every feed
  * socket of the app is closed so it reconnects and is judged again.
  */
+import { revokeUnrestricted } from "./unrestricted";
 import { config } from "../config";
 import { RelayError } from "../errors";
 import { getVersion, updateApp, type AppRow, type Visibility } from "../db/apps";
@@ -61,7 +62,7 @@ export interface SettingsChange {
  * Applies a settings change to a live app. Answers the app as it now is and, when it just
  * became a link app, its share URL (the only time the URL is ever shown).
  */
-export async function changeAppSettings(env: Env, app: AppRow, change: SettingsChange): Promise<{ app: AppRow; shareUrl?: string }> {
+export async function changeAppSettings(env: Env, app: AppRow, change: SettingsChange): Promise<{ app: AppRow; shareUrl?: string; unrestrictedRevoked: boolean }> {
   if (typeof change.timezone === "string" && !validTimezone(change.timezone)) {
     throw new RelayError("invalid_request", `"${change.timezone}" is not an IANA time zone such as Europe/Paris.`, { field: "timezone" });
   }
@@ -83,7 +84,9 @@ export async function changeAppSettings(env: Env, app: AppRow, change: SettingsC
   const updated = Object.keys(patch).length ? await updateApp(env, app.id, patch) : app;
   // Who may watch changed: every socket reconnects and is judged again.
   if (newVisibility !== undefined) await endAllSockets(env, app.id, "visibility changed");
-  return { app: updated, ...(shareUrl ? { shareUrl } : {}) };
+  // Only a private app may stay unrestricted.
+  const unrestrictedRevoked = newVisibility !== undefined && newVisibility !== "private" ? await revokeUnrestricted(env, app.id) : false;
+  return { app: updated, ...(shareUrl ? { shareUrl } : {}), unrestrictedRevoked };
 }
 
 /** A new share URL for a live link app (shown once); the old one stops working at once. */

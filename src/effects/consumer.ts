@@ -9,7 +9,8 @@
  * A message whose work throws is retried with a growing delay (the queue's dead-letter
  * queue takes it after `max_retries`); a malformed one is acknowledged and reported,
  * never retried. An agentTasks entry becomes a queued task in D1 (tasks/record.ts), and
- * the owner's task workers are woken (tasks/wake.ts).
+ * the owner's task workers are woken (tasks/wake.ts). Entries written while the app was
+ * in migration mode are recorded silent (src/apps/migration-mode.ts).
  */
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
@@ -20,6 +21,7 @@ import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
 import { recordTask } from "./tasks/record";
 import { wakeOwner } from "./tasks/wake";
+import { silentWrites } from "../apps/migration-mode";
 
 /** A retried message waits 2^attempts seconds, at most this. */
 const MAX_RETRY_DELAY_SECONDS = 300;
@@ -28,9 +30,14 @@ function retryLater(message: Message<unknown>): void {
   message.retry({ delaySeconds: Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(1, message.attempts)) });
 }
 
-/** What one outbox entry asks for: the id of a webhook delivery to run, or nothing. */
-async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryView): Promise<string | null> {
-  const change = JSON.parse(entry.payload) as EffectChange;
+/**
+ * What one outbox entry asks for: the id of a webhook delivery to run, or nothing. A
+ * change written while the app was in migration mode is treated as one its writer kept
+ * quiet: each engine records it silent, as it does a batch import's.
+ */
+async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryView, silent: (writtenAt: string) => boolean): Promise<string | null> {
+  const recorded = JSON.parse(entry.payload) as EffectChange;
+  const change: EffectChange = silent(recorded.ts) ? { ...recorded, suppressed: true } : recorded;
   switch (entry.kind) {
     case "webhooks": {
       const delivery = await deliveryForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
@@ -59,6 +66,15 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
     for (const item of items) retryLater(item.message);
     return deliveries;
   }
+  let silent: (writtenAt: string) => boolean;
+  try {
+    const oldest = [...entries.values()].reduce((min, entry) => (entry.created_at < min ? entry.created_at : min), new Date().toISOString());
+    silent = await silentWrites(env, appId, oldest);
+  } catch (err) {
+    console.error(`effects: the migration mode of app ${appId} could not be read`, err);
+    for (const item of items) retryLater(item.message);
+    return deliveries;
+  }
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
   // Each entry's record is its own (unique by the entry), so they are made side by side.
@@ -69,7 +85,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       return;
     }
     try {
-      const delivery = await recordEntry(env, pointer, entry);
+      const delivery = await recordEntry(env, pointer, entry, silent);
       if (delivery) deliveries.push(delivery);
       settled.push(entry.entry_id);
       recorded.push(message);

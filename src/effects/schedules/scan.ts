@@ -7,7 +7,8 @@
  * for each row whose `dateField` plus `offsetDays` is the scan's day: a reminder mail or a
  * webhook delivery. Each (rule, row, day) fires at most once, at most
  * `SCHEDULES_MAX_EMAILS_PER_APP_DAY` / `SCHEDULES_MAX_WEBHOOKS_PER_APP_DAY` times per app
- * per day, and nothing at all while `SCHEDULES_ENABLED` is off.
+ * per day, and nothing at all while `SCHEDULES_ENABLED` is off. An app in migration mode
+ * is not scanned until the mode ends (src/apps/migration-mode.ts).
  */
 import { unwrap, type CallContext, type RowView } from "../../../durable-objects/app-store/contract";
 import { config } from "../../config";
@@ -21,6 +22,7 @@ import { ReminderRecipients, sendReminder } from "./email";
 import { appsDueForScan, claimFiring, claimScan, finishScan, firingsOn, pruneLedger, type DueScan, type ScheduleActionKind } from "./ledger";
 import { addDays, rowDay } from "./local-day";
 import { scheduleDelivery } from "./webhook";
+import { migrationMode } from "../../apps/migration-mode";
 
 /** Apps scanned per sweep at most; the sweep five minutes later takes the rest. */
 const APPS_PER_SWEEP = 100;
@@ -32,6 +34,8 @@ export async function runSchedules(env: Env, now = Date.now()): Promise<number> 
   if (!config(env).flags.SCHEDULES_ENABLED) return 0;
   let scanned = 0;
   for (const due of await appsDueForScan(env, now, APPS_PER_SWEEP)) {
+    // Migration mode defers the day's scan: left unclaimed, a sweep after the mode ends runs it.
+    if ((await migrationMode(env, due.app.id, new Date(now))).enabled) continue;
     if (!(await claimScan(env, due.app.id, due.day))) continue;
     try {
       await scanApp(env, due);

@@ -3,13 +3,15 @@
  * once), its live version and the policy compiled from that version's manifest (loaded
  * lazily: the SDK route needs neither). Lifecycle gates live here too: an unknown slug,
  * a deleted or purged app, or one without a live version is "not found"; a suspended
- * app is refused. Handlers only ever see an app that may be served.
+ * app is refused. Handlers only ever see an app that may be served. An unrestricted
+ * private app's live policy opens connect-src to the internet.
  */
 import type { Context } from "hono";
 import { config, type Config } from "../../config";
 import { findAppBySlug, getVersion, type AppRow, type AppVersionRow, type AssetEntry } from "../../db/apps";
 import { compileLive } from "../../apps/deploy";
 import { appUrl } from "../../apps/urls";
+import { unrestrictedState } from "../../apps/unrestricted";
 import { buildCsp } from "../../manifest/origins";
 import type { AppIdentity, CspSources, NotifyChannel } from "../../manifest/types";
 import type { AppEnv } from "../types";
@@ -161,13 +163,23 @@ export async function resolveServedApp(env: Env, slug: string, opts: { allowSusp
     checkedAt,
     live: () => {
       live ??= (async () => {
-        const version = await getVersion(env, app.id, app.currentVersion!);
+        // Only a private app can be unrestricted, so no other app pays for the lookup.
+        const [version, unrestricted] = await Promise.all([
+          getVersion(env, app.id, app.currentVersion!),
+          app.visibility === "private" ? unrestrictedState(env, app.id).then((state) => state.unrestricted) : false,
+        ]);
         if (!version) throw new ServeRefusal("not_found", "There is no app at this address.");
-        return { version, policy: policyFor(env, app, version), assets: parseAssets(version.assetsJson) };
+        const policy = policyFor(env, app, version);
+        return { version, policy: unrestricted ? openToInternet(policy) : policy, assets: parseAssets(version.assetsJson) };
       })();
       return live;
     },
   };
+}
+
+/** An unrestricted app's policy: its page may connect to any https or wss origin (src/apps/unrestricted.ts). */
+function openToInternet(policy: ServedPolicy): ServedPolicy {
+  return { ...policy, csp: { ...policy.csp, connectSrc: [...policy.csp.connectSrc, "https:", "wss:"] } };
 }
 
 export function isIndexable(served: ServedApp, policy: ServedPolicy): boolean {

@@ -17,7 +17,9 @@ import { changeAppSettings, rotateShareLink, VISIBILITIES } from "../../apps/set
 import { purgeAfter, purgeTrashedApp, restoreTrashedApp, trashApp } from "../../apps/trash";
 import { nowIso } from "../../auth/tokens";
 import { ownedApp, ownerOf, requireLive } from "./app-access";
-import { errors } from "./schemas";
+import { errors, unrestrictedRevocation } from "./schemas";
+import { appOperationRoutes } from "./app-operations";
+import { revocationNotice } from "../../apps/unrestricted";
 
 const statusFilter = z.enum(["active", "dormant", "archived", "suspended", "deleted", "all"]);
 
@@ -82,14 +84,14 @@ export function appRoutes(app: Hono<AppEnv>): void {
     responses: {
       200: {
         description: "The changed fields",
-        schema: z.object({ id: z.string(), visibility: z.enum(VISIBILITIES), timezone: z.string().nullable(), share_url: z.string().optional() }),
+        schema: z.object({ id: z.string(), visibility: z.enum(VISIBILITIES), timezone: z.string().nullable(), share_url: z.string().optional(), ...unrestrictedRevocation }),
       },
       ...errors(400, 401, 403, 404),
     },
   }, async (c, { body }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
-    const { app: updated, shareUrl } = await changeAppSettings(c.env, target, body);
-    return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}) });
+    const { app: updated, shareUrl, unrestrictedRevoked } = await changeAppSettings(c.env, target, body);
+    return c.json({ id: updated.id, visibility: updated.visibility, timezone: updated.timezone, ...(shareUrl ? { share_url: shareUrl } : {}), ...revocationNotice(unrestrictedRevoked) });
   });
 
   defineRoute(app, {
@@ -141,4 +143,5 @@ export function appRoutes(app: Hono<AppEnv>): void {
     const woken = target.status === "dormant" ? await updateApp(c.env, target.id, { status: "active", lastActivityAt: nowIso() }) : target;
     return c.json({ id: woken.id, status: woken.status });
   });
+  appOperationRoutes(app); // migration mode, unrestricted, analytics, usage, screenshot, domains
 }

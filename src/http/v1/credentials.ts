@@ -14,7 +14,8 @@ import {
 } from "../../apps/credentials";
 import { listCredentials } from "../../db/credentials";
 import { ownedApp, requireLive } from "./app-access";
-import { errors, isoTime } from "./schemas";
+import { errors, isoTime, unrestrictedRevocation } from "./schemas";
+import { revocationNotice, revokeUnrestricted } from "../../apps/unrestricted";
 import { requireLiveManifest } from "../../apps/live-manifest";
 
 const P = "/v1/apps/:id/credentials";
@@ -50,7 +51,7 @@ const view = z.object({
 
 const minted = z.object({
   id: z.string(), token: z.string(), token_prefix: z.string(), mode: z.enum(["explicit", "following"]), grants: z.array(grantOut),
-  members: z.boolean(), label: z.string().nullable(), expires_at: isoTime.nullable(), created_at: isoTime,
+  members: z.boolean(), label: z.string().nullable(), expires_at: isoTime.nullable(), created_at: isoTime, ...unrestrictedRevocation,
 });
 
 /** Who minted: `agent:<id>` or `human:<id>`. */
@@ -76,7 +77,7 @@ export function credentialRoutes(hono: Hono<AppEnv>): void {
     const v = credentialView(row);
     return c.json({
       id: v.id, token, token_prefix: v.token_prefix, mode: v.mode, grants: v.grants, members: v.members, label: v.label,
-      expires_at: v.expires_at, created_at: v.created_at,
+      expires_at: v.expires_at, created_at: v.created_at, ...revocationNotice(await revokeUnrestricted(c.env, target.id)),
     }, 201);
   });
 

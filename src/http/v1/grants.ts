@@ -14,7 +14,8 @@ import { grantView, mintGrantLink, revokeGrant } from "../../apps/grant-links";
 import { listGrantLinks } from "../../db/grant-links";
 import { ownedApp, requireLive } from "./app-access";
 import { mintedBy } from "./credentials";
-import { errors, isoTime } from "./schemas";
+import { errors, isoTime, unrestrictedRevocation } from "./schemas";
+import { revocationNotice, revokeUnrestricted } from "../../apps/unrestricted";
 
 const P = "/v1/apps/:id/grants";
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -68,7 +69,7 @@ export function grantRoutes(hono: Hono<AppEnv>): void {
     responses: {
       201: {
         description: "Minted; grant_url shown once",
-        schema: view.extend({ grant_url: z.string() }),
+        schema: view.extend({ grant_url: z.string(), ...unrestrictedRevocation }),
       },
       ...errors(400, 401, 404, 409),
     },
@@ -76,7 +77,7 @@ export function grantRoutes(hono: Hono<AppEnv>): void {
     const target = await app(c);
     const manifest = await requireLiveManifest(c.env, target);
     const { row, url } = await mintGrantLink(c.env, target, manifest, body, mintedBy(c));
-    return c.json({ ...grantView(row), grant_url: url }, 201);
+    return c.json({ ...grantView(row), grant_url: url, ...revocationNotice(await revokeUnrestricted(c.env, target.id)) }, 201);
   });
 
   defineRoute(hono, {

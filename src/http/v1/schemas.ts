@@ -37,3 +37,6 @@ export function errors(...statuses: number[]): Record<number, { description: str
   };
   return Object.fromEntries(statuses.map((s) => [s, { description: text[s] ?? "Error", schema: errorEnvelope }]));
 }
+
+/** Fields of a response whose action turned an unrestricted app back to its declared hosts (src/apps/unrestricted.ts). */
+export const unrestrictedRevocation = { unrestricted_revoked: z.literal(true).optional(), unrestricted_notice: z.string().optional() };
