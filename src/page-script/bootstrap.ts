@@ -8,7 +8,7 @@
  * queued for the deferred bundle to replay; promises handed out here settle then.
  * Kept tiny: it is sent inline with every document.
  */
-import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections, ServiceNotifications, ServicePush, ServiceTasks } from "./types";
+import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, ServiceCollections, ServiceConnections, ServiceNotifications, ServicePush, ServiceTasks, ServiceBlobs } from "./types";
 
 (() => {
   if (window.service?.__svc) return;
@@ -59,6 +59,9 @@ import type { Author, BootConfig, BootstrappedService, BufferedCall, Internal, S
     } as unknown as ServiceNotifications,
     push: { enable: later("push.enable"), status: later("push.status"), disable: later("push.disable") } as unknown as ServicePush,
     tasks: { forRow: later("tasks.forRow") } as unknown as ServiceTasks,
+    uploadBlob: later("uploadBlob") as ServiceBlobs["uploadBlob"],
+    downloadBlob: later("downloadBlob") as ServiceBlobs["downloadBlob"],
+    saveBlob: later("saveBlob") as ServiceBlobs["saveBlob"],
   };
   const internal: Internal = { config, queue, resolve, attached: false };
   Object.defineProperty(service, "__svc", { value: internal, enumerable: false });

@@ -23,6 +23,7 @@ import { Challenge } from "./challenge";
 import { Live } from "./live";
 import { Store, api } from "./store";
 import { pushOf } from "./push";
+import { blobsOf } from "./blobs";
 import type {
   Author, BootstrappedService, BufferedCall, Connection, Internal, Member, NotificationPage, NotificationPreferences, ServiceConnections,
   RowTask, ServiceNotifications, ServiceSession, ServiceTasks,
@@ -217,6 +218,7 @@ async function start(): Promise<void> {
   Object.assign(service.notifications, notificationsOf(credentials));
   Object.assign(service.push, pushOf(credentials));
   Object.assign(service.tasks, tasksOf(credentials));
+  Object.assign(service, blobsOf(credentials));
   replay(service, internal);
   reportHeight();
 

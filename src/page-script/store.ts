@@ -59,31 +59,46 @@ export const toRow = (w: WireRow): Row => ({ key: w.key, data: w.data, version: 
 
 const isWireRow = (v: unknown): v is WireRow => typeof v === "object" && v !== null && typeof (v as WireRow).key === "string";
 
-/** One call to a same-origin `/_svc/` endpoint; a non-2xx answer rejects with its envelope's code. */
-export async function api<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+/**
+ * One request to a same-origin `/_svc/` endpoint with the page's credentials; a network
+ * failure rejects with `fetch_error`. A FormData body goes as multipart, anything else as JSON.
+ */
+export async function send(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<Response> {
   const headers = { ...credentialHeaders(), ...extra };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  let res: Response;
+  const form = typeof FormData !== "undefined" && body instanceof FormData;
+  if (body !== undefined && !form) headers["content-type"] = "application/json";
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+    return await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), credentials: "omit", cache: "no-store" });
   } catch (err) {
     throw failure("fetch_error", `Could not reach the relay: ${(err as Error).message}`, { status: 0 });
   }
-  const text = await res.text();
+}
+
+/** The rejection for a non-2xx answer whose body was `text`: its envelope's code. */
+export function refusal(res: Response, text: string): Error {
   let json: unknown = null;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
-    if (res.ok) throw failure("non_json_response", "The relay answered something that is not JSON.", { status: res.status, details: { body: text.slice(0, 500) } });
+    // Not an envelope: relay_error with the status below.
   }
-  if (!res.ok) {
-    const e = ((json as { error?: Record<string, unknown> } | null)?.error ?? {}) as { code?: string; message?: string; details?: Record<string, unknown>; hint?: string };
-    let details: unknown = e.details;
-    // A conflict's current row comes back in the page shape, like every other row.
-    if (e.details && isWireRow(e.details.current)) details = { ...e.details, current: toRow(e.details.current) };
-    throw failure(e.code ?? "relay_error", e.message ?? `relay returned ${res.status}`, { details, status: res.status, hint: e.hint });
+  const e = ((json as { error?: Record<string, unknown> } | null)?.error ?? {}) as { code?: string; message?: string; details?: Record<string, unknown>; hint?: string };
+  let details: unknown = e.details;
+  // A conflict's current row comes back in the page shape, like every other row.
+  if (e.details && isWireRow(e.details.current)) details = { ...e.details, current: toRow(e.details.current) };
+  return failure(e.code ?? "relay_error", e.message ?? `relay returned ${res.status}`, { details, status: res.status, hint: e.hint });
+}
+
+/** One call to a same-origin `/_svc/` endpoint; a non-2xx answer rejects with its envelope's code. */
+export async function api<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+  const res = await send(method, path, body, extra);
+  const text = await res.text();
+  if (!res.ok) throw refusal(res, text);
+  try {
+    return (text ? JSON.parse(text) : null) as T;
+  } catch {
+    throw failure("non_json_response", "The relay answered something that is not JSON.", { status: res.status, details: { body: text.slice(0, 500) } });
   }
-  return json as T;
 }
 
 type Handler<E> = (event: E) => void;

@@ -201,6 +201,24 @@ export interface RowTask {
   updated_at: string;
 }
 
+/** What `uploadBlob` answers: the attachment's id and what the relay made of the file. */
+export interface UploadedBlob {
+  id: string;
+  mime: string;
+  size: number;
+  filename: string | null;
+}
+
+/** Files stored with the app (WIRE §4.2). */
+export interface ServiceBlobs {
+  /** Uploads as the viewer; `collection` lets a visitor upload an image when that collection admits anyone's writes. */
+  uploadBlob(file: Blob, opts?: { filename?: string; collection?: string }): Promise<UploadedBlob>;
+  /** The attachment's bytes. */
+  downloadBlob(id: string): Promise<Uint8Array>;
+  /** Offers the attachment to the viewer as a download. */
+  saveBlob(id: string, filename?: string): Promise<void>;
+}
+
 /** Agent tasks a row fired, so a page can show "an agent is working on this". */
 export interface ServiceTasks {
   /** The latest task of each agentTasks rule for a row the viewer can read (never its prompt or report). */
@@ -242,7 +260,7 @@ export interface ServiceApp {
   collections: { name: string; appendOnly: boolean }[];
 }
 
-export interface ServiceGlobal {
+export interface ServiceGlobal extends ServiceBlobs {
   ready: Promise<void>;
   session: ServiceSession;
   app: ServiceApp;
