@@ -16,6 +16,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { claimTasks } from "../../src/effects/tasks/claim";
+import { agentKeyHolds } from "../../src/effects/tasks/wake";
 import { readHandoff, WAKE_PROTOCOL, type WakeApi, type WakeSocketState } from "./contract";
 
 /** The most credit one socket may state (a claim's own maximum). */
@@ -89,7 +90,7 @@ export class TaskWake extends DurableObject<Env> implements WakeApi {
   private async assign(ws: WebSocket): Promise<number> {
     const state = ws.deserializeAttachment() as WakeSocketState | null;
     if (!state || state.credits <= 0) return 0;
-    if (!(await keyHolds(this.env, state))) {
+    if (!(await agentKeyHolds(this.env, state.keyId, state.ownerHumanId))) {
       try {
         ws.close(1012, "the agent key no longer holds");
       } catch {
@@ -114,11 +115,3 @@ function send(ws: WebSocket, frame: Record<string, unknown>): void {
   }
 }
 
-/** Whether the socket's key is live, its agent not paused and still its owner's. */
-async function keyHolds(env: Env, state: WakeSocketState): Promise<boolean> {
-  const row = await env.DB.prepare(
-    `SELECT 1 AS live FROM agent_keys k JOIN agents a ON a.id = k.agent_id
-     WHERE k.id = ?1 AND k.revoked_at IS NULL AND a.paused_at IS NULL AND a.owner_human_id = ?2`,
-  ).bind(state.keyId, state.ownerHumanId).first<{ live: number }>();
-  return row !== null;
-}

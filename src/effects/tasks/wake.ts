@@ -19,3 +19,12 @@ export async function wakeApp(env: Env, appId: string): Promise<number> {
   const app = (await db(env).select({ owner: apps.ownerHumanId }).from(apps).where(eq(apps.id, appId)).limit(1))[0];
   return app ? wakeOwner(env, app.owner, appId) : 0;
 }
+
+/** Whether an agent key is live, its agent not paused and still the owner's (checked before a wake socket is assigned tasks). */
+export async function agentKeyHolds(env: Env, keyId: string, ownerHumanId: string): Promise<boolean> {
+  const row = await env.DB.prepare(
+    `SELECT 1 AS live FROM agent_keys k JOIN agents a ON a.id = k.agent_id
+     WHERE k.id = ?1 AND k.revoked_at IS NULL AND a.paused_at IS NULL AND a.owner_human_id = ?2`,
+  ).bind(keyId, ownerHumanId).first<{ live: number }>();
+  return row !== null;
+}
