@@ -39,4 +39,9 @@ export const GUIDES: readonly Guide[] = [
     summary: "secret URLs the outside world POSTs JSON to, each body becoming a row: mapping, dedupe, upserts, GitHub signatures, handshakes, the delivery journal, replay and backfill",
     markdown: async () => (await import("../../docs/ingest.md")).default,
   },
+  {
+    slug: "mcp", title: "The MCP endpoint",
+    summary: "using the relay from an MCP client at /mcp: connecting with an agent key, the 26 tools, result and error shapes, and the guide prompt",
+    markdown: async () => (await import("../../docs/mcp.md")).default,
+  },
 ];

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import manifestGuide from "../../docs/manifest.md";
 import pageScriptGuide from "../../docs/page-script.md";
 import ingestGuide from "../../docs/ingest.md";
+import mcpGuide from "../../docs/mcp.md";
 import { catalogue } from "../../src/errors";
 import { SKILL_MD } from "../../src/skill/skill-doc";
 import { call, expectError } from "./helpers";
@@ -17,6 +18,7 @@ const GUIDES: Array<[string, string, string]> = [
   ["/docs/manifest", manifestGuide, "The app manifest"],
   ["/docs/page-script", pageScriptGuide, "The page script (window.service)"],
   ["/docs/ingest", ingestGuide, "Inbound hooks"],
+  ["/docs/mcp", mcpGuide, "The MCP endpoint"],
 ];
 
 /** Paths on the API origin a text names: a `/` at the start of a word, up to the sentence's own punctuation. */
