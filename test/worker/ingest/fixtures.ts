@@ -42,7 +42,7 @@ export interface DeliveryView {
 export async function deployIngest(ingest: Obj[], extra: Obj = {}) {
   const human = await signIn();
   const key = (await claimedAgent(human)).api_key;
-  const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: ingestManifest(ingest, extra) } }), 201);
+  const app = await json<{ app_id: string; slug: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: ingestManifest(ingest, extra) } }), 201);
   const appId = app.app_id;
   const hooks = async () => (await json<{ hooks: HookView[] }>(await call(`/v1/apps/${appId}/ingest-hooks`, { key }), 200)).hooks;
   const hook = async (name: string) => (await hooks()).find((h) => h.name === name)!;
@@ -50,7 +50,7 @@ export async function deployIngest(ingest: Obj[], extra: Obj = {}) {
     await call(`/v1/apps/${appId}/collections/issues?limit=1000`, { key }), 200)).rows;
   const deliveries = async (query = "") => (await json<{ deliveries: DeliveryView[] }>(await call(`/v1/apps/${appId}/ingest/deliveries${query}`, { key }), 200)).deliveries;
   const redeploy = async (nextIngest: Obj[], more: Obj = {}) => json(await call(`/v1/apps/${appId}/versions`, { key, json: { manifest: ingestManifest(nextIngest, more) } }), 200);
-  return { human, key, appId, hooks, hook, rows, deliveries, redeploy };
+  return { human, key, appId, slug: app.slug, hooks, hook, rows, deliveries, redeploy };
 }
 
 /** The path part of a hook URL (the tests dispatch to the Worker directly). */
