@@ -1,7 +1,8 @@
 /**
  * Who may use an app (WIRE-MCP §2.12–2.15): `members`, `grants`, `transfer` and
  * `credentials`, each action one `/v1` route under the app, with the tool-built answers
- * the spec gives for deletes and the camelCase bodies it names.
+ * the spec gives for deletes. The transfer body is snake_case (`keep_as_member`): this
+ * relay's transfer route follows CONTRACT, where the real one took camelCase.
  */
 import { z } from "zod";
 import { byAction, defineTool, hints, need, present, relay, required, type ToolDef, type ToolHost } from "../define";
@@ -100,7 +101,7 @@ export const accessTools: ToolDef[] = [
     run: byAction<TransferArgs>("transfer", {
       start: async (args, host) => {
         need(args, "start", "email");
-        const started = await relay(host, { method: "POST", path: under(args.app_id, "/transfer"), body: present({ email: args.email, keepAsMember: args.keep_as_member }) });
+        const started = await relay(host, { method: "POST", path: under(args.app_id, "/transfer"), body: present({ email: args.email, keep_as_member: args.keep_as_member }) });
         return { ...(started as object), ownership_moved: false, note: "Nothing has moved yet: the recipient must accept the emailed offer. Poll with action status." };
       },
       status: (args, host) => relay(host, { method: "GET", path: under(args.app_id, "/transfer") }),
