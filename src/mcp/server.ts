@@ -20,15 +20,26 @@ const GUIDE = { name: "service_guide", uri: "service://guide", title: "Service u
  * is ours (src/mcp/define.ts).
  */
 function advertised(schema: z.ZodObject) {
-  const json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
-  delete json.$schema;
+  const json = () => jsonSchemaOf(schema);
   return {
     "~standard": {
       version: 1 as const, vendor: "service",
       validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
-      jsonSchema: { input: () => json, output: () => json },
+      jsonSchema: { input: json, output: json },
     },
   };
+}
+
+/** Each tool's JSON Schema, converted once per isolate when first asked for (the schemas never change). */
+const converted = new WeakMap<z.ZodObject, Record<string, unknown>>();
+function jsonSchemaOf(schema: z.ZodObject): Record<string, unknown> {
+  let json = converted.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+    delete json.$schema;
+    converted.set(schema, json);
+  }
+  return json;
 }
 
 function register(server: McpServer, tool: ToolDef, host: ToolHost): void {

@@ -100,6 +100,17 @@ describe("/mcp with the official SDK client", () => {
     expect(upload).toMatchObject({ scope: "app", size: 10, attachment_id: expect.any(String) });
     const back = await ok(client, "attachments", { action: "download", attachment_id: upload.attachment_id });
     expect(Buffer.from(back.base64, "base64").toString()).toBe("hello todo");
+
+    // A figure, printed and never asserted: a list through /mcp against the same list through /v1.
+    const median = (ms: number[]) => ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+    const timed = async (run: () => Promise<unknown>) => { const start = performance.now(); await run(); return performance.now() - start; };
+    const viaMcp: number[] = [];
+    const viaV1: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      viaMcp.push(await timed(() => ok(client, "list_rows", { app_id: app.app_id, collection: "todos" })));
+      viaV1.push(await timed(async () => (await fetch(`${relayUrl()}/v1/apps/${app.app_id}/collections/todos`, { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": fakeIp() } })).json()));
+    }
+    console.log(`list_rows p50: /mcp ${median(viaMcp).toFixed(1)} ms, /v1 ${median(viaV1).toFixed(1)} ms (15 each, wrangler dev)`);
   });
 
   it("answers errors in the WIRE-MCP §1.4 shapes", async () => {
