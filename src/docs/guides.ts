@@ -40,6 +40,11 @@ export const GUIDES: readonly Guide[] = [
     markdown: async () => (await import("../../docs/ingest.md")).default,
   },
   {
+    slug: "attachments", title: "Attachments",
+    summary: "files kept by the relay: agent and app scope, the four ways to upload and the checks each runs, thumbnails, capability links, references from rows, uploads from app pages",
+    markdown: async () => (await import("../../docs/attachments.md")).default,
+  },
+  {
     slug: "mcp", title: "The MCP endpoint",
     summary: "using the relay from an MCP client at /mcp: connecting with an agent key, the 26 tools, result and error shapes, and the guide prompt",
     markdown: async () => (await import("../../docs/mcp.md")).default,
