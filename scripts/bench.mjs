@@ -618,7 +618,7 @@ async function benchIngest(relay, app, baseline) {
   const counts = expectStatus(await request({ port: relay.port, path: `/v1/apps/${deployed.app_id}/ingest-hooks`, headers: app.auth }), 200, "ingest hooks").json().hooks
     .map((h) => `${h.name}: ${h.deliveries.accepted} accepted, ${h.deliveries.failed} failed, ${h.deliveries.dropped_duplicate} duplicate`);
   console.log(`  journal: ${counts.join("; ")}`);
-  console.log("  a hook POST is answered after its row, feed entry and outbox are committed and its journal entry is written (one D1 write, two with a dedupeKey: the claim, then the outcome)");
+  console.log("  a hook POST is answered once its row, feed entry and outbox are committed; one D1 read (hook, app, hourly count) before, the accepted journal entry written just after (a dedupeKey adds its claim, one D1 write, before the store call)");
 }
 
 // ---------------------------------------------------------------------------------------

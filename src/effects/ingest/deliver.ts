@@ -49,6 +49,13 @@ export interface DeliveryInput {
   suppress?: EffectKind[];
   /** Why the body is refused before anything else (a backfilled body over INGEST_MAX_BODY_BYTES): journaled failed. */
   refusal?: Failure;
+  /**
+   * Where an accepted delivery's journal entry may be written after the answer (a live
+   * delivery's waitUntil). Only an accepted one: a failure must free its dedupe value
+   * before the sender hears of it. A claim whose entry never gets written stays
+   * `processing` and is taken over later, finding the row already written at its key.
+   */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 type Claim = { id: string; claimed: boolean };
@@ -116,5 +123,8 @@ export async function deliver(env: Env, input: DeliveryInput, now = Date.now()):
     rule.collection, { key: entry.id, data, upsertOn: rule.upsertOn, ...(ifMatch.value !== undefined ? { ifMatch: ifMatch.value } : {}) },
   );
   if (!written.ok) return failed(written.error);
-  return finish(env, input, entry, { deliveryId: entry.id, status: "accepted", rowKey: written.value.row.key, error: null }, value, now);
+  const accepted: DeliveryOutcome = { deliveryId: entry.id, status: "accepted", rowKey: written.value.row.key, error: null };
+  if (!input.defer) return finish(env, input, entry, accepted, value, now);
+  input.defer(finish(env, input, entry, accepted, value, now).catch((err) => console.error(`ingest: journal entry ${entry.id} not written`, err)));
+  return accepted;
 }

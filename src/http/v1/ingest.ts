@@ -94,6 +94,7 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
     hourlyBrake(c, liveThisHour);
     const outcome = await deliver(c.env, {
       app: { id: target.id, version: target.currentVersion! }, hook, source: "live", rawBody: text, body, headers: c.req.raw.headers, dedupe: true,
+      defer: (work) => c.executionCtx.waitUntil(work),
     });
     c.executionCtx.waitUntil(recordFlow(c.env, { humanId: target.ownerHumanId, appId: target.id, metric: "ingest_deliveries" })
       .catch((err) => console.error(`ingest: usage of app ${target.id} not recorded`, err)));
