@@ -5,7 +5,8 @@
  * account. Flows are things that happen (mail sent for an app, webhook deliveries, ...):
  * each feature that produces one calls `recordFlow`, which adds to a counter per owner,
  * app, UTC hour and metric; the summary totals the current UTC month and the series
- * buckets by day or hour. A metric nobody has recorded yet simply counts zero.
+ * buckets by day or hour. A metric nobody has recorded yet simply counts zero. An app's
+ * own usage reads the same counters narrowed to the app.
  */
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { Config } from "../config";
@@ -33,9 +34,10 @@ function zeroFlows(): Record<FlowMetric, number> {
   return Object.fromEntries(FLOW_METRICS.map((m) => [m, 0])) as Record<FlowMetric, number>;
 }
 
-async function flowRows(env: Env, humanId: string, fromHour: string) {
+/** Flows are the account's, or only one app's when `appId` is given (`/v1/apps/:id/usage`). */
+async function flowRows(env: Env, humanId: string, fromHour: string, appId?: string) {
   return db(env).select({ hour: usageFlows.hour, metric: usageFlows.metric, count: sql<number>`sum(${usageFlows.count})` }).from(usageFlows)
-    .where(and(eq(usageFlows.humanId, humanId), gte(usageFlows.hour, fromHour)))
+    .where(and(eq(usageFlows.humanId, humanId), gte(usageFlows.hour, fromHour), appId === undefined ? undefined : eq(usageFlows.appId, appId)))
     .groupBy(usageFlows.hour, usageFlows.metric);
 }
 
@@ -47,10 +49,10 @@ function monthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-async function monthToDate(env: Env, humanId: string, now: Date): Promise<{ start: string; flows: Record<string, number> }> {
+async function monthToDate(env: Env, humanId: string, now: Date, appId?: string): Promise<{ start: string; flows: Record<string, number> }> {
   const start = monthStart(now);
   const flows: Record<string, number> = zeroFlows();
-  for (const row of await flowRows(env, humanId, hourKey(start))) addTo(flows, row.metric, row.count);
+  for (const row of await flowRows(env, humanId, hourKey(start), appId)) addTo(flows, row.metric, row.count);
   return { start: start.toISOString(), flows };
 }
 
@@ -79,7 +81,7 @@ export type Granularity = "day" | "hour";
  * today included) or the last `days * 24` hours (granularity hour), every bucket present
  * with every known metric (zero when nothing happened), plus month-to-date totals.
  */
-export async function usageSeries(env: Env, humanId: string, granularity: Granularity, days: number, now = new Date()) {
+export async function usageSeries(env: Env, humanId: string, granularity: Granularity, days: number, now = new Date(), appId?: string) {
   const buckets: string[] = [];
   if (granularity === "day") {
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -90,13 +92,33 @@ export async function usageSeries(env: Env, humanId: string, granularity: Granul
   }
   const fromHour = granularity === "day" ? `${buckets[0]}T00` : buckets[0];
   const byBucket = new Map<string, Record<string, number>>(buckets.map((b) => [b, zeroFlows()]));
-  for (const row of await flowRows(env, humanId, fromHour)) {
+  for (const row of await flowRows(env, humanId, fromHour, appId)) {
     const bucket = granularity === "day" ? row.hour.slice(0, 10) : row.hour;
     const target = byBucket.get(bucket);
     if (target) addTo(target, row.metric, row.count);
   }
   const points = buckets.map((b) => ({ start: granularity === "day" ? `${b}T00:00:00.000Z` : `${b}:00:00.000Z`, flows: byBucket.get(b)! }));
-  return { granularity, start: points[0].start, end: now.toISOString(), points, month_to_date: await monthToDate(env, humanId, now) };
+  return { granularity, start: points[0].start, end: now.toISOString(), points, month_to_date: await monthToDate(env, humanId, now, appId) };
+}
+
+/**
+ * One app's usage (`GET /v1/apps/:id/usage`): its rows and bytes against the per-app
+ * limits, and its flows over the last `days` UTC days from the same counters as the
+ * account's: totals for the window, the daily series and month-to-date.
+ */
+export async function appUsage(env: Env, cfg: Config, app: { id: string; ownerHumanId: string }, days: number, now = new Date()) {
+  const [store, series] = await Promise.all([appStore(env, app.id).usage(), usageSeries(env, app.ownerHumanId, "day", days, now, app.id)]);
+  const totals: Record<string, number> = zeroFlows();
+  for (const point of series.points) for (const [metric, n] of Object.entries(point.flows)) addTo(totals, metric, n);
+  return {
+    app_id: app.id,
+    meters: {
+      rows: { used: store.rowCount, limit: cfg.limits.MAX_ROWS_PER_APP },
+      storage_bytes: { used: store.storageBytes, limit: cfg.limits.MAX_STORAGE_BYTES_PER_APP },
+    },
+    totals,
+    ...series,
+  };
 }
 
 export async function deleteHumanFlows(env: Env, humanId: string): Promise<void> {

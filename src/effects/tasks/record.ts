@@ -17,6 +17,7 @@ import { newId } from "../../auth/tokens";
 import type { EffectChange } from "../../../durable-objects/app-store/contract";
 import type { CompiledManifest } from "../../manifest";
 import { taskSettings } from "./settings";
+import { recordFlow } from "../../account/usage";
 
 const HOUR_MS = 3_600_000;
 
@@ -58,6 +59,8 @@ export async function recordTask(env: Env, appId: string, source: string, ruleId
     console.warn(`agent tasks: app ${appId} is over its hourly cap; task of rule ${ruleId} held back`);
     return { queued: false };
   }
+  // Counted once, when the task is made (a redelivered pointer made none).
+  await recordFlow(env, { humanId: app.ownerHumanId, appId, metric: "agent_tasks", at: new Date(now) });
   return { queued: true, taskId: id, ownerHumanId: app.ownerHumanId };
 }
 

@@ -4,7 +4,8 @@
  * app's document goes to anyone. A private or link app's plain request gets the gate
  * shell instead; the shell's script asks again with the credential in a header, and only
  * then does the document (with asset passes, never cached) come back. A credential that
- * does not open the app answers 401 so the shell can show its gate.
+ * does not open the app answers 401 so the shell can show its gate. Each document served
+ * counts a page view (src/apps/analytics.ts).
  */
 import { RelayError } from "../../errors";
 import { getBlob } from "../../blobs/store";
@@ -12,8 +13,20 @@ import { ServeRefusal, type ServeContext } from "./context";
 import { envelope } from "./errors";
 import { injectDocument, scanHead } from "./inject";
 import { documentHeaders } from "./policy";
+import { recordPageView } from "../../apps/analytics";
 import { gateShell } from "./shell";
 import { SHARE_HEADER, assertGatedServable, canOpen, requireKeys, viewerOf } from "./viewer";
+
+/** Counts the served page in the app's analytics after the response (never delaying or failing it). */
+function countView(c: ServeContext): void {
+  const served = c.get("served");
+  const cf = c.req.raw.cf as { country?: unknown } | undefined;
+  const view = {
+    appId: served.app.id, appOrigin: served.origin, address: c.req.header("cf-connecting-ip") ?? "", userAgent: c.req.header("user-agent") ?? "",
+    country: typeof cf?.country === "string" ? cf.country : "", referrer: c.req.header("referer") ?? null,
+  };
+  c.executionCtx.waitUntil(recordPageView(c.env, view).catch((err) => console.error(`analytics: a view of app ${view.appId} was not counted`, err)));
+}
 
 export async function serveDocument(c: ServeContext): Promise<Response> {
   const served = c.get("served");
@@ -46,5 +59,6 @@ export async function serveDocument(c: ServeContext): Promise<Response> {
     "Cache-Control": gated ? "no-store" : "public, max-age=60",
   };
   if (gated) headers.Vary = "Authorization, X-Service-Share";
+  countView(c);
   return new Response(rewritten.body, { status: 200, headers });
 }

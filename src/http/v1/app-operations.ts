@@ -5,7 +5,9 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../types";
 import { appModeRoutes } from "./app-modes";
+import { appInsightRoutes } from "./app-insights";
 
 export function appOperationRoutes(app: Hono<AppEnv>): void {
   appModeRoutes(app);
+  appInsightRoutes(app);
 }
