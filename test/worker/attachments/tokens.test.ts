@@ -65,6 +65,11 @@ describe("attachment capability tokens", () => {
     expect((await open(once.url)).status).toBe(200);
     await expectError(await open(once.url), 401, "attachment_token_invalid");
 
+    // Two GETs racing for one once token: exactly one gets the bytes.
+    const raced = await mint(u.key, ref.attachment_id, { once: true });
+    const statuses = (await Promise.all([open(raced.url), open(raced.url), open(raced.url)])).map((res) => res.status).sort();
+    expect(statuses).toEqual([200, 401, 401]);
+
     const revoked = await mint(u.key, ref.attachment_id);
     expect(await json(await call(`/v1/attachments/${ref.attachment_id}/tokens/${revoked.token_id}`, { key: u.key, method: "DELETE" }), 200)).toEqual({ token_id: revoked.token_id, revoked: true });
     expect(await json(await call(`/v1/attachments/${ref.attachment_id}/tokens/${revoked.token_id}`, { key: u.key, method: "DELETE" }), 200)).toEqual({ token_id: revoked.token_id, revoked: true });
