@@ -34,6 +34,7 @@ function openWakeSocket(relay, key, onAvailable) {
       if (frame.type === "agent-task.available") onAvailable(frame.app_id, at);
     });
     ws.on("error", (err) => { clearTimeout(timer); reject(err); });
+    ws.on("close", (code) => { if (!ws.closedByBench) console.log(`  the wake socket closed during the run (${code}): hints after it are lost (did wrangler dev reload?)`); });
   });
 }
 
@@ -62,6 +63,7 @@ export async function benchTasks(h, relay, app, baseline, receiver, { writes, ta
     if (at !== null) offered.push(at - sent);
   }
   hint = null;
+  socket.closedByBench = true;
   if (offered.length < writes) console.log(`  ${writes - offered.length} hint(s) did not arrive within 15 s of their write; ${hints} hint frame(s) arrived in all`);
   socket.close();
   const bareSocket = [];
