@@ -43,6 +43,20 @@ describe("/mcp transport", () => {
     }
     const unknown = await rpcMessage(await mcpPost({ jsonrpc: "2.0", id: 9, method: "no/such" }, { key: agent.api_key }));
     expect((unknown.error as { code: number }).code).toBe(-32601);
+    // Transport misuse is a 4xx too: no server stream (stateless), no session to delete, a
+    // body that is not JSON, an Accept that excludes JSON, an unknown protocol version.
+    const misuse = [
+      await call("/mcp", { key: agent.api_key, headers: { accept: "text/event-stream" } }),
+      await call("/mcp", { method: "DELETE", key: agent.api_key }),
+      await mcpPost("{}", { key: agent.api_key, contentType: "text/plain" }),
+      await call("/mcp", { method: "POST", key: agent.api_key, json: INIT, headers: { accept: "text/html" } }),
+      await mcpPost({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { key: agent.api_key, headers: { "mcp-protocol-version": "1999-01-01" } }),
+    ];
+    for (const res of misuse) {
+      await res.arrayBuffer();
+      expect(res.status, `${res.status}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${res.status}`).toBeLessThan(500);
+    }
   });
 
   it("initializes as service and lists exactly the 26 tools, the guide prompt and resource", async () => {
