@@ -3,7 +3,7 @@
  * slug, address, status, live version, rows and storage), who can open it (visibility and
  * share link, `app-settings.tsx`), what its manifest lets it do (the same disclosure as
  * `GET /v1/apps/:id/disclosure`), its collections with their rows and the live feed, its
- * outbound connections (`app-connections.tsx`), its people and access, and the way to the trash. A trashed app's page is the trash view
+ * outbound connections (`app-connections.tsx`), its visits this week (`app-visits.tsx`), its people and access, and the way to the trash. A trashed app's page is the trash view
  * (`app-trash.tsx`).
  */
 import type { Child } from "hono/jsx";
@@ -16,6 +16,7 @@ import { appUrl } from "../../apps/urls";
 import { listConnections } from "../../db/connections";
 import { connectionView, consentUrl } from "../../connections/manage";
 import { ConnectionsSection } from "./app-connections";
+import { VisitsSection, visitsThisWeek } from "./app-visits";
 import type { AppContext } from "../types";
 import { Flash, sizeText, When } from "./layout";
 import { VisibilitySection, VISIBILITY_WORDS } from "./app-settings";
@@ -58,7 +59,9 @@ function Collections({ app, told }: { app: AppRow; told: Disclosure }) {
 
 async function showApp(c: AppContext, app: AppRow): Promise<Response> {
   if (app.status === "deleted") return trashedPage(c, app);
-  const [manifest, usage, connections] = await Promise.all([liveManifest(c.env, app), appStore(c.env, app.id).usage(), listConnections(c.env, app.id)]);
+  const [manifest, usage, connections, visits] = await Promise.all([
+    liveManifest(c.env, app), appStore(c.env, app.id).usage(), listConnections(c.env, app.id), visitsThisWeek(c.env, app.id),
+  ]);
   const told = manifest ? disclosure(manifest) : null;
   const flash = lookup(flashes, c.req.query("flash"));
   const cfg = config(c.env);
@@ -83,6 +86,7 @@ async function showApp(c: AppContext, app: AppRow): Promise<Response> {
         <Fact name="created" label="Created"><When iso={app.createdAt} /></Fact>
         <Fact name="last-activity" label="Last activity"><When iso={app.lastActivityAt} /></Fact>
       </dl>
+      <VisitsSection report={visits} />
       <VisibilitySection app={app} />
       {told ? <Collections app={app} told={told} /> : null}
       <ConnectionsSection connections={connections.map(connectionView)} authorizeUrl={(name) => consentUrl(cfg.apiOrigin, app.id, name)} />

@@ -1,7 +1,7 @@
 // Analytics and usage (issue 13 item 7), through the real serving path: each served page
 // counts a view in the app's rollup by day, hour, country and referrer host, a visitor
 // (same address and browser) counts once a day, the app's own pages as referrer count as
-// direct, no address is stored and no cookie is set; `GET /v1/apps/:id/usage` answers the
+// direct, no address is stored and no cookie is set, and the owner console's app page charts the week; `GET /v1/apps/:id/usage` answers the
 // app's own meters and the same flow counters as /v1/self/usage (agent tasks made by the
 // real write → outbox → consumer path), narrowed to the app.
 import { env } from "cloudflare:test";
@@ -63,6 +63,13 @@ describe("analytics", { timeout: 60_000 }, () => {
     }
     const week = await json<Analytics>(await call(`/v1/apps/${app.app_id}/analytics?days=1`, { key }), 200);
     expect(week.days).toEqual([{ day: today, views: 4, uniques: 3 }]);
+    // The owner console's app page draws the week: seven bars, today's at four views.
+    const page = await call(`/console/apps/${app.app_id}`, { session: who.human.session });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('id="visits-chart"');
+    expect(html).toContain("4 page views, 3 unique visitors");
+    expect([...html.matchAll(/<g data-day="([\d-]+)" data-views="(\d+)">/g)].map((m) => [m[1], m[2]])).toEqual(report.days.map((d) => [d.day, String(d.views)]));
   });
 
   it("refuses bad windows and other owners", async () => {
