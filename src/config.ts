@@ -66,6 +66,14 @@ export interface Config {
   /** Sniffed types an attachment may have (BLOB_MIME_ALLOWLIST, comma-separated). */
   blobMimeAllowlist: ReadonlySet<string>;
   /**
+   * Custom domains (`CUSTOM_DOMAINS_TARGET`): the host name an owner's domain must point
+   * to with a CNAME, where the operator's edge routes every such host to this Worker.
+   * Unset in production: custom domains answer 501 `custom_domains_not_enabled`.
+   * Development falls back to `domains.localhost` (`off` turns it off), and a request's
+   * Host picks the domain.
+   */
+  customDomainsTarget: string | null;
+  /**
    * The wait before a nacked agent task may be claimed again, doubled per attempt
    * (`AGENT_TASKS_RETRY_SECONDS`): 30 s in production, 1 s in development.
    */
@@ -211,6 +219,12 @@ function turnstile(env: RawEnv, development: boolean): Config["turnstile"] {
 /** The attachment types allowed when BLOB_MIME_ALLOWLIST is not set (WIRE §2.9). */
 const BLOB_MIME_DEFAULT = "image/png,image/jpeg,image/gif,image/webp,image/avif,audio/mpeg,audio/ogg,audio/wav,video/mp4,video/webm,application/pdf,text/plain,text/csv,application/json,application/zip";
 
+function customDomainsTarget(env: RawEnv, development: boolean): string | null {
+  const set = str(env, "CUSTOM_DOMAINS_TARGET")?.trim().toLowerCase();
+  if (set === "off") return null;
+  return set ?? (development ? "domains.localhost" : null);
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function config(env: object): Config {
@@ -252,6 +266,7 @@ export function config(env: object): Config {
     agentTaskRetryBaseMs: num(raw, "AGENT_TASKS_RETRY_SECONDS", development ? 1 : 30) * 1000,
     mailHttp: str(raw, "MAIL_HTTP_URL") === undefined ? null : { url: str(raw, "MAIL_HTTP_URL")!, token: str(raw, "MAIL_HTTP_TOKEN") ?? null },
     blobMimeAllowlist: new Set((str(raw, "BLOB_MIME_ALLOWLIST") ?? BLOB_MIME_DEFAULT).split(",").map((m) => m.trim().toLowerCase()).filter(Boolean)),
+    customDomainsTarget: customDomainsTarget(raw, development),
   };
   cache.set(env, built);
   return built;

@@ -149,11 +149,6 @@ export type ErrorCode = keyof typeof catalogue;
  * thrown must leave the list.
  */
 export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
-  custom_domains_not_enabled: "custom domains",
-  domain_exists: "custom domains",
-  domain_invalid: "custom domains",
-  domain_not_found: "custom domains",
-  domain_taken: "custom domains",
   event_type_not_declared: "inbound hooks (declared event types)",
   schema_violation: "inbound hooks (event payloads)",
   community_publish_disabled: "the community gallery",

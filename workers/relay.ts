@@ -1,12 +1,13 @@
 /**
  * The Worker entry: HTTP through one of two Hono apps chosen by host — an app origin
- * (`<slug>.<APPS_DOMAIN>`) gets the app-serving app, everything else the API app — the
+ * (`<slug>.<APPS_DOMAIN>`) or a bound custom domain gets the app-serving app, everything else the API app — the
  * effects queue consumer, and the cron sweeps. Wiring only; behaviour lives in src/ and
  * durable-objects/.
  */
 import { buildApp } from "../src/http/app";
 import { buildServeApp } from "../src/http/serve/app";
 import { servedSlug } from "../src/http/serve/host";
+import { routeCustomHost } from "../src/http/serve/custom-host";
 import { runSweeps } from "../src/sweeps";
 import { consumeEffects } from "../src/effects/consumer";
 
@@ -17,9 +18,12 @@ const api = buildApp();
 const apps = buildServeApp();
 
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     // The host comes from the URL, never the Host header (the test pool sends none).
-    return servedSlug(request.url, env) !== null ? apps.fetch(request, env, ctx) : api.fetch(request, env, ctx);
+    if (servedSlug(request.url, env) !== null) return apps.fetch(request, env, ctx);
+    const custom = await routeCustomHost(request, env, ctx);
+    if (custom?.kind === "redirect") return custom.response;
+    return custom ? apps.fetch(custom.request, env, ctx) : api.fetch(request, env, ctx);
   },
 
   async queue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {

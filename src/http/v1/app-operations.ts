@@ -6,8 +6,10 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../types";
 import { appModeRoutes } from "./app-modes";
 import { appInsightRoutes } from "./app-insights";
+import { appDomainRoutes } from "./app-domains";
 
 export function appOperationRoutes(app: Hono<AppEnv>): void {
   appModeRoutes(app);
   appInsightRoutes(app);
+  appDomainRoutes(app);
 }
