@@ -13,6 +13,7 @@ import { appsDeleted } from "./apps/deleted.ts";
 import { appsRestore } from "./apps/restore.ts";
 import { appsPurge } from "./apps/purge.ts";
 import { appsWake } from "./apps/wake.ts";
+import { appsDomain } from "./apps/domain.ts";
 import { appsWatch } from "./apps/watch.ts";
 import { appsTransfer } from "./apps/transfer.ts";
 import { data } from "./data/data.ts";
@@ -66,7 +67,7 @@ export const NOUNS: Noun[] = [
   {
     name: "apps",
     summary: "list, inspect, audit, change, delete, restore, purge, watch and transfer your apps",
-    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch, appsTransfer],
+    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch, appsTransfer, appsDomain],
   },
   { name: "members", summary: "invite people to an app, set their custom roles, remove them", verbs: [membersAdd, membersList, membersSetRole, membersRemove, membersRoles] },
   { name: "grants", summary: "links that give whoever opens them a custom role (mint, list, revoke)", verbs: [grantsMint, grantsList, grantsRevoke] },
