@@ -3,6 +3,7 @@
  * rolled up from served pages (src/apps/analytics.ts) and usage, the same meters and flow
  * counters as `/v1/self/usage` narrowed to the app (src/account/usage.ts). Spec A lists
  * these as AKOM; this relay has no member sessions on /v1, so the owner's side reads them.
+ * The screenshot is the brand card drawn by src/apps/screenshot.ts, cached per version.
  */
 import type { Hono } from "hono";
 import { z } from "zod";
@@ -11,6 +12,8 @@ import type { AppEnv } from "../types";
 import { config } from "../../config";
 import { ANALYTICS_DEFAULT_DAYS, ANALYTICS_MAX_DAYS, analyticsReport } from "../../apps/analytics";
 import { FLOW_METRICS, appUsage } from "../../account/usage";
+import { SCREENSHOT_SIZES, screenshot, type ScreenshotSize } from "../../apps/screenshot";
+import { RelayError } from "../../errors";
 import { ownedApp, requireLive } from "./app-access";
 import { errors, isoTime } from "./schemas";
 
@@ -55,5 +58,24 @@ export function appInsightRoutes(app: Hono<AppEnv>): void {
   }, async (c, { query }) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
     return c.json(await appUsage(c.env, config(c.env), target, query.days));
+  });
+
+  defineRoute(app, {
+    method: "get", path: "/v1/apps/:id/screenshot", tag: "apps", auth: "owner",
+    summary: `A preview picture of the app as PNG: size card (${SCREENSHOT_SIZES.card.width}×${SCREENSHOT_SIZES.card.height}, default) or og (${SCREENSHOT_SIZES.og.width}×${SCREENSHOT_SIZES.og.height}); the relay's brand card with the app's name and colours, cached per live version (ETag; X-Screenshot-Cache says hit or miss)`,
+    query: z.strictObject({ size: z.enum(["card", "og"]).default("card") }),
+    responses: {
+      200: { description: "The PNG", contentType: "image/png" },
+      304: { description: "Not modified (If-None-Match)" },
+      ...errors(400, 401, 404, 409), ...soft,
+    },
+  }, async (c, { query }) => {
+    const target = requireLive(await ownedApp(c, c.req.param("id")!));
+    if (target.currentVersion === null) throw new RelayError("conflict", "The app has no live version to picture yet; deploy one first.", { app_id: target.id });
+    const size: ScreenshotSize = query.size;
+    const shot = await screenshot(c.env, target, size);
+    const headers = { ETag: shot.etag, "Cache-Control": "private, max-age=300", "X-Screenshot-Cache": shot.cached ? "hit" : "miss", "X-Content-Type-Options": "nosniff" };
+    if (c.req.header("if-none-match") === shot.etag) return new Response(null, { status: 304, headers });
+    return new Response(shot.bytes, { status: 200, headers: { ...headers, "Content-Type": "image/png" } });
   });
 }
