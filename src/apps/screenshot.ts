@@ -64,8 +64,13 @@ export async function brandCard(name: string, size: ScreenshotSize): Promise<Uin
   return raster.png();
 }
 
+/** Where an app's cards are cached in R2 (purging the app deletes the prefix). */
+export function screenshotPrefix(appId: string): string {
+  return `screenshots/${appId}/`;
+}
+
 function cacheKey(app: AppRow, size: ScreenshotSize): string {
-  return `screenshots/${app.id}/v${app.currentVersion ?? 0}/${size}.png`;
+  return `${screenshotPrefix(app.id)}v${app.currentVersion ?? 0}/${size}.png`;
 }
 
 /** The app's card at `size` for its live version: from the R2 cache, or drawn and stored. */

@@ -5,6 +5,7 @@
  * restoring it and purging it by its owner live here too, so the /v1 routes and the
  * owner console act alike.
  */
+import { deleteAppOperations } from "./operations-cleanup";
 import { eq } from "drizzle-orm";
 import { config } from "../config";
 import { RelayError } from "../errors";
@@ -76,6 +77,7 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppNotifications(env, appId);
   await deleteAppHooks(env, appId);
   await purgeAppAttachments(env, appId);
+  await deleteAppOperations(env, appId);
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }
