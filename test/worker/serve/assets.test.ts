@@ -161,13 +161,17 @@ describe("reserved paths", () => {
     }
   });
 
-  it("security.txt, sitemap.xml and /b/* are 404 for now", async () => {
+  it("security.txt, sitemap.xml and a bare /b are 404 pages; /b/<token> is a capability URL that refuses an unknown token", async () => {
     const app = await deploy(await owner());
-    for (const path of ["/.well-known/security.txt", "/sitemap.xml", "/b/abc", "/b/", "/b"]) {
+    for (const path of ["/.well-known/security.txt", "/sitemap.xml", "/b/", "/b"]) {
       const res = await appCall(app.slug, path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
     }
+    const unknown = await appCall(app.slug, "/b/abc");
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await unknown.text()).toContain("This link is unknown, expired, revoked or already used.");
   });
 });
 
