@@ -189,10 +189,14 @@ function parseCursor(cursor: string): { createdAt: number; id: string } {
 }
 
 /** The agent's own non-deleted attachments, newest first. */
-export async function listAttachments(env: Env, agentId: string, limit: number, cursor?: string): Promise<{ items: AttachmentRow[]; next_cursor: string | null }> {
+export async function listAttachments(env: Env, who: AgentView, limit: number, cursor?: string): Promise<{ items: AttachmentRow[]; next_cursor: string | null }> {
   const after = cursor === undefined ? null : parseCursor(cursor);
+  // The same set mayManage admits: the agent's own, and app-scoped ones of its owner's
+  // apps (uploads from an app's pages have no agent, but belong to the app's owner).
+  const ownersApps = who.ownerHumanId === null ? undefined
+    : and(eq(attachments.scope, "app"), inArray(attachments.appId, db(env).select({ id: apps.id }).from(apps).where(eq(apps.ownerHumanId, who.ownerHumanId))));
   const rows = await db(env).select().from(attachments).where(and(
-    eq(attachments.ownerAgentId, agentId), isNull(attachments.deletedAt), eq(attachments.status, "ready"),
+    or(eq(attachments.ownerAgentId, who.agentId), ownersApps), isNull(attachments.deletedAt), eq(attachments.status, "ready"),
     after ? or(lt(attachments.createdAt, after.createdAt), and(eq(attachments.createdAt, after.createdAt), lt(attachments.id, after.id))) : undefined,
   )).orderBy(desc(attachments.createdAt), desc(attachments.id)).limit(limit + 1);
   const items = rows.slice(0, limit);

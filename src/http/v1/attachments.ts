@@ -135,11 +135,11 @@ export function attachmentRoutes(app: Hono<AppEnv>): void {
 
   defineRoute(app, {
     method: "get", path: "/v1/attachments", tag: "attachments", auth: "agent",
-    summary: "Your non-deleted attachments, newest first",
+    summary: "Your non-deleted attachments (and those of your apps), newest first",
     query: z.object({ cursor: z.string().min(1).max(200).optional(), limit: z.coerce.number().int().min(1).max(100).optional() }),
     responses: { 200: { description: "A page", schema: z.object({ items: z.array(attachmentRefSchema), next_cursor: z.string().nullable() }) }, ...errors(400, 401) },
   }, async (c, { query }) => {
-    const page = await listAttachments(c.env, c.get("agent").agentId, query.limit ?? 50, query.cursor);
+    const page = await listAttachments(c.env, who(c), query.limit ?? 50, query.cursor);
     return c.json({ items: page.items.map((row) => attachmentRef(c.env, row)), next_cursor: page.next_cursor });
   });
 

@@ -4,7 +4,7 @@
 // anyone may write, images only, within the anonymous limits; everyone else is refused
 // (upload_forbidden on a public app, unauthorized on a private one) and nothing is stored.
 import { describe, expect, it } from "vitest";
-import { count, dispatch, expectError, json } from "../helpers";
+import { call, count, dispatch, expectError, json } from "../helpers";
 import { appCall, appCallWith, appRequest, deploy, ownerToken } from "../serve/helpers";
 import { PNG, uploader, utf8 } from "./helpers";
 
@@ -46,6 +46,12 @@ describe("/_svc/attachments", () => {
     await expectError(await appCall(app.slug, "/_svc/attachments/att_nothinghere00"), 404, "attachment_not_found");
     const other = await deploy(u.owner, { manifest: guestbook });
     await expectError(await appCall(other.slug, `/_svc/attachments/${ref.attachment_id}`), 404, "attachment_not_found");
+    // The owner's agent lists the page's upload among its attachments; a stranger's agent does not.
+    const listed = await json<{ items: Array<{ attachment_id: string }> }>(await call("/v1/attachments", { key: u.key }), 200);
+    expect(listed.items.map((item) => item.attachment_id)).toContain(ref.attachment_id);
+    const stranger = await uploader();
+    const theirs = await json<{ items: Array<{ attachment_id: string }> }>(await call("/v1/attachments", { key: stranger.key }), 200);
+    expect(theirs.items.map((item) => item.attachment_id)).not.toContain(ref.attachment_id);
   });
 
   it("a private app's files open for the owner only, and anonymous uploads are unauthorized", async () => {
