@@ -19,6 +19,21 @@ export interface PreparedAsset extends AssetEntry {
   bytes: Uint8Array;
 }
 
+/** An attachment's stored facts and bytes, as the deploy shell found them for one entry. */
+export interface AttachedFile {
+  id: string;
+  mime: string;
+  sha256: string;
+  bytes: Uint8Array;
+}
+
+/** Finds an attachment the deploying agent may use here, or throws its catalogue error. */
+export type AttachmentResolver = (attachmentId: string, field: string) => Promise<AttachedFile>;
+
+const refuseAttachments: AttachmentResolver = async (attachmentId, field) => {
+  throw new RelayError("attachment_not_found", `Attachment ${attachmentId.slice(0, 100)} is not one you may deploy here.`, { field });
+};
+
 /** Paths the relay serves itself on every app origin. */
 const RESERVED_PREFIXES = ["_svc/", "b/"];
 const RESERVED_PATHS = new Set(["_svc", "b", "robots.txt", "favicon.ico", ".well-known/security.txt", "sitemap.xml", "index.html", "manifest.json"]);
@@ -57,7 +72,11 @@ function decodeBase64(value: string, field: string): Uint8Array {
   return bytes;
 }
 
-export async function prepareAssets(inputs: AssetInput[], limits: { maxAssets: number; maxAssetBytes: number }): Promise<PreparedAsset[]> {
+export async function prepareAssets(
+  inputs: AssetInput[],
+  limits: { maxAssets: number; maxAssetBytes: number },
+  resolveAttachment: AttachmentResolver = refuseAttachments,
+): Promise<PreparedAsset[]> {
   if (inputs.length > limits.maxAssets) {
     throw new RelayError("invalid_request", `At most ${limits.maxAssets} assets per deploy; got ${inputs.length}.`, { field: "assets", limit: limits.maxAssets });
   }
@@ -70,7 +89,13 @@ export async function prepareAssets(inputs: AssetInput[], limits: { maxAssets: n
     if (seen.has(key)) throw new RelayError("invalid_request", `Asset path "${input.path}" appears twice.`, { field: `${field}.path` });
     seen.add(key);
     if (input.attachment_id !== undefined) {
-      throw new RelayError("attachment_not_found", `Attachment ${input.attachment_id} is not an app-scoped attachment you own.`, { field: `${field}.attachment_id` });
+      if (typeof input.attachment_id !== "string" || input.content_base64 !== undefined) {
+        throw new RelayError("invalid_request", "An asset carries either content_base64 or attachment_id, not both.", { field });
+      }
+      // The attachment was sniffed and capped when it was uploaded: its type and hash stand.
+      const file = await resolveAttachment(input.attachment_id, `${field}.attachment_id`);
+      prepared.push({ path: input.path, bytes: file.bytes, size: file.bytes.byteLength, mime: file.mime, sha256: file.sha256, attachment_id: file.id });
+      continue;
     }
     const bytes = decodeBase64(input.content_base64 ?? "", `${field}.content_base64`);
     if (bytes.byteLength > limits.maxAssetBytes) {

@@ -10,6 +10,7 @@ import { config, type Config } from "../config";
 import { parseManifest, manifestObject, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
 import { putContentAddressed, sha256Bytes } from "../blobs/store";
 import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
+import { attachmentResolver } from "./asset-attachments";
 import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
 import {
   countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, slugExists,
@@ -100,7 +101,7 @@ async function storeBytes(env: Env, document: Uint8Array | null, assets: Prepare
 }
 
 function indexOf(assets: PreparedAsset[]): AssetEntry[] {
-  return assets.map(({ path, sha256, size, mime }) => ({ path, sha256, size, mime }));
+  return assets.map(({ path, sha256, size, mime, attachment_id }) => ({ path, sha256, size, mime, ...(attachment_id ? { attachment_id } : {}) }));
 }
 
 async function chooseSlug(env: Env, visibility: Visibility, requested: string | undefined, appName: string): Promise<string> {
@@ -133,7 +134,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (input.slug !== undefined) validateSlug(input.slug);
   let compiled = compile(input.manifest, cfg, visibility, null, input.slug);
-  const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg));
+  const assets = await prepareAssets(input.assets ?? [], assetLimits(cfg), attachmentResolver(env, actor, null));
   const seedRows = input.input_data === undefined ? null : validateInputData(compiled, input.input_data);
 
   // A dry run answers what the real deploy would: a full account or a taken slug fail it too.
@@ -251,7 +252,7 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
   const document = input.html === undefined ? null : checkDocument(input.html, cfg);
   const manifestSource = input.manifest === undefined ? JSON.parse(current.manifestJson) : input.manifest;
   const compiled = compile(manifestSource, cfg, app.visibility, app.timezone, app.slug);
-  const assets = input.assets === undefined ? null : await prepareAssets(input.assets, assetLimits(cfg));
+  const assets = input.assets === undefined ? null : await prepareAssets(input.assets, assetLimits(cfg), attachmentResolver(env, actor, app.id));
 
   const previous = compileLive({ app, version: current }, cfg);
   const breaks = previous ? compatGate(previous, compiled).breaks : [];

@@ -19,6 +19,8 @@ export interface AssetEntry {
   sha256: string;
   size: number;
   mime: string;
+  /** Set when the bytes came from an attachment; they were copied, so deleting it later changes nothing here. */
+  attachment_id?: string;
 }
 
 /** App ids look like `a` + 21 lowercase alphanumerics: the CLI's "looks like an id" rule. */
