@@ -43,6 +43,8 @@ function toRelayError(err: unknown): RelayError {
 }
 
 const titles: Record<number, string> = { 400: "Bad request", 401: "Sign-in needed", 403: "Refused", 404: "Not found", 405: "Method not allowed", 413: "Too large" };
+/** Codes whose page needs its own title: a spent or revoked file link is not a sign-in problem. */
+const titlesByCode: Partial<Record<string, string>> = { attachment_token_invalid: "Link no longer works" };
 
 export function renderServeError(c: ServeContext, err: unknown): Response {
   const svc = isSvcPath(c.req.url);
@@ -50,5 +52,6 @@ export function renderServeError(c: ServeContext, err: unknown): Response {
   const relayError = toRelayError(err);
   if (svc) return envelope(c, relayError);
   const message = relayError.code === "internal_error" ? catalogue.internal_error.meaning : relayError.message;
-  return plainPage(relayError.status, titles[relayError.status] ?? "Something went wrong", message, relayError.headers);
+  const title = titlesByCode[relayError.code] ?? titles[relayError.status] ?? "Something went wrong";
+  return plainPage(relayError.status, title, message, relayError.headers);
 }

@@ -171,7 +171,9 @@ describe("reserved paths", () => {
     const unknown = await appCall(app.slug, "/b/abc");
     expect(unknown.status).toBe(401);
     expect(unknown.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(await unknown.text()).toContain("This link is unknown, expired, revoked or already used.");
+    const page = await unknown.text();
+    expect(page).toContain("<title>Link no longer works</title>");
+    expect(page).toContain("This link is unknown, expired, revoked or already used.");
   });
 });
 
