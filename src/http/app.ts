@@ -18,6 +18,7 @@ import { selfRoutes } from "./v1/self";
 import { selfAppRoutes } from "./v1/self-apps";
 import { selfAccountRoutes } from "./v1/self-account";
 import { deployRoutes } from "./v1/deploy";
+import { appTypesRoutes } from "./v1/app-types";
 import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
 import { rowRoutes } from "./v1/rows";
@@ -72,6 +73,7 @@ export function buildApp(): Hono<AppEnv> {
   selfAccountRoutes(app);
   appReviewRoutes(app); // before appRoutes: /v1/apps/advisories must win over /v1/apps/:id
   deployRoutes(app);
+  appTypesRoutes(app);
   appRoutes(app);
   rowRoutes(app);
   webhookRoutes(app);
