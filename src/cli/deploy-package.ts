@@ -6,13 +6,16 @@
 // - single-file form: one .html file, its manifest from --manifest or a manifest.json
 //   beside it;
 // - --asset <local>=<app-path> adds a file from anywhere and wins over a directory asset
-//   with the same app path.
+//   with the same app path;
+// - a file of 1 MB or more is not read here: it is named by its local path, for the
+//   deploy command to upload as an attachment first (see uploader.ts).
 // A part the package does not provide stays undefined, so a redeploy carries the live one
 // forward; an assets/ folder that exists but is empty yields [] (clear the asset set).
 // Every refusal is a local `invalid_args` that names the offending file.
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { invalidArgs } from "./errors.ts";
+import { PRESIGN_FROM_BYTES } from "./uploader.ts";
 
 /** Client-side copy of the relay's MAX_APP_ASSETS. */
 export const MAX_ASSETS = 50;
@@ -42,13 +45,21 @@ export interface InlineAsset {
   mime?: string;
 }
 
+/** A file of PRESIGN_FROM_BYTES or more: uploaded as an attachment, then sent as `{ path, attachment_id }`. */
+export interface UploadAsset {
+  path: string;
+  local: string;
+}
+
+export type PackageAsset = InlineAsset | UploadAsset;
+
 export interface DeployPackage {
   /** "directory" or "file": which form the target took. */
   form: "directory" | "file";
   html?: string;
   manifest?: Record<string, unknown>;
   /** Undefined: no assets/ folder and no --asset (a redeploy keeps the live set). */
-  assets?: InlineAsset[];
+  assets?: PackageAsset[];
   /** Whether an assets/ folder was read (without one, `assets` holds only --asset files). */
   assetsFolder: boolean;
   /** Things the user should know, for `warning:` lines on stderr. */
@@ -100,7 +111,7 @@ export function readPackage(options: PackageOptions): DeployPackage {
   const shipped = new Set(extras.map((e) => realpathSync(e.local)));
   if (flagManifest !== undefined && !options.manifest!.trimStart().startsWith("{")) shipped.add(safeRealpath(path.resolve(cwd, options.manifest!)));
 
-  let dirAssets: InlineAsset[] | undefined;
+  let dirAssets: PackageAsset[] | undefined;
   if (stat.isDirectory()) {
     const documentFile = path.join(target, DOCUMENT_NAME);
     const manifestFile = path.join(target, MANIFEST_NAME);
@@ -143,9 +154,9 @@ export function readPackage(options: PackageOptions): DeployPackage {
   }
 
   if (dirAssets !== undefined || extras.length > 0) {
-    const byPath = new Map<string, InlineAsset>();
+    const byPath = new Map<string, PackageAsset>();
     for (const asset of dirAssets ?? []) byPath.set(asset.path, asset);
-    for (const extra of extras) byPath.set(extra.appPath, inlineAsset(extra.local, extra.appPath, command, cwd));
+    for (const extra of extras) byPath.set(extra.appPath, packageAsset(extra.local, extra.appPath, command, cwd));
     const assets = [...byPath.values()];
     if (assets.length > MAX_ASSETS) {
       throw invalidArgs(`The package has ${assets.length} assets; at most ${MAX_ASSETS} may be deployed.`, command, { limit: MAX_ASSETS, count: assets.length });
@@ -164,8 +175,8 @@ function safeRealpath(file: string): string {
 }
 
 /** Every file under assets/ (dot entries skipped), as `assets/<relative path>`. */
-function walkAssets(assetsDir: string, command: string, cwd: string): InlineAsset[] {
-  const found: InlineAsset[] = [];
+function walkAssets(assetsDir: string, command: string, cwd: string): PackageAsset[] {
+  const found: PackageAsset[] = [];
   const visited = new Set<string>();
   const walk = (dir: string, prefix: string) => {
     const real = safeRealpath(dir);
@@ -178,7 +189,7 @@ function walkAssets(assetsDir: string, command: string, cwd: string): InlineAsse
       const appPath = `${prefix}/${entry.name}`;
       if (stat?.isDirectory()) walk(full, appPath);
       else if (stat?.isFile()) {
-        found.push(inlineAsset(full, appPath, command, cwd));
+        found.push(packageAsset(full, appPath, command, cwd));
         if (found.length > MAX_ASSETS) {
           throw invalidArgs(`${displayPath(assetsDir, cwd)}/ holds more than ${MAX_ASSETS} files; at most ${MAX_ASSETS} assets may be deployed.`, command, { limit: MAX_ASSETS });
         }
@@ -189,7 +200,7 @@ function walkAssets(assetsDir: string, command: string, cwd: string): InlineAsse
   return found;
 }
 
-function inlineAsset(local: string, appPath: string, command: string, cwd: string): InlineAsset {
+function packageAsset(local: string, appPath: string, command: string, cwd: string): PackageAsset {
   const shown = displayPath(local, cwd);
   const ext = extensionOf(appPath);
   if (REFUSED_EXTENSIONS.has(ext)) {
@@ -203,6 +214,7 @@ function inlineAsset(local: string, appPath: string, command: string, cwd: strin
   if (size > MAX_ASSET_BYTES) {
     throw invalidArgs(`${shown} is ${size} bytes; an asset may be at most ${MAX_ASSET_BYTES} bytes.`, command, { file: shown, limit: MAX_ASSET_BYTES });
   }
+  if (size >= PRESIGN_FROM_BYTES) return { path: appPath, local };
   const asset: InlineAsset = { path: appPath, content_base64: readFileSync(local).toString("base64") };
   const mime = DECLARED_MIME[ext];
   if (mime) asset.mime = mime;

@@ -1,12 +1,14 @@
 // `service attachment upload --file <path> [--scope agent|app] [--app-id <app>] [--filename]
-// [--mime]`: reads the file and sends it inline as base64 (POST /v1/attachments); the
-// relay sniffs, caps and stores it and answers the AttachmentRef, printed as it is.
+// [--mime]`: sends the file through the shared uploader (inline under 1 MB, presign → PUT
+// → confirm from 1 MB on); the relay sniffs, caps and stores it and answers the
+// AttachmentRef, printed as it is.
 // App scope needs --app-id (an id or slug, resolved as WIRE §1.5) and dies with the app.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { stringFlag } from "../../argv.ts";
 import { invalidArgs } from "../../errors.ts";
 import { resolveApp } from "../../resolve-app.ts";
+import { uploadAttachment } from "../../uploader.ts";
 import { oneOf } from "../apps/common.ts";
 import type { Command } from "../types.ts";
 import { session } from "./common.ts";
@@ -46,12 +48,8 @@ export const attachmentUpload: Command = {
     if (size > MAX_UPLOAD_BYTES) throw invalidArgs(`--file is ${size} bytes; attachments are at most ${MAX_UPLOAD_BYTES}.`, ctx.command, { flag: "--file" });
     const s = session(ctx);
     const appId = appFlag ? (await resolveApp(s.relay, s.key, appFlag)).id : undefined;
-    const body = {
-      content_base64: readFileSync(file).toString("base64"),
-      filename: stringFlag(ctx.flags, "filename") ?? path.basename(file),
-      ...(stringFlag(ctx.flags, "mime") ? { mime: stringFlag(ctx.flags, "mime") } : {}),
-      ...(scope === "app" ? { scope, app_id: appId } : {}),
-    };
-    ctx.out.json(await s.relay.object("POST", "/v1/attachments", { auth: s.auth, body, timeoutMs: 300_000 }));
+    const mime = stringFlag(ctx.flags, "mime");
+    const request = { file, filename: stringFlag(ctx.flags, "filename") ?? path.basename(file), scope: scope === "app" ? "app" as const : "agent" as const, appId, ...(mime !== undefined ? { mime } : {}) };
+    ctx.out.json(await uploadAttachment(s.relay, s.auth, request));
   },
 };

@@ -8,9 +8,10 @@
 // included, on stderr with exit 1.
 import { boolFlag, listFlag, stringFlag } from "../../argv.ts";
 import { requireKey } from "../../context.ts";
-import { readPackage, DOCUMENT_NAME, MANIFEST_NAME } from "../../deploy-package.ts";
+import { readPackage, DOCUMENT_NAME, MANIFEST_NAME, type PackageAsset } from "../../deploy-package.ts";
 import { CliError, invalidArgs } from "../../errors.ts";
-import type { RelayClient } from "../../http.ts";
+import type { Auth, RelayClient } from "../../http.ts";
+import { uploadAttachment } from "../../uploader.ts";
 import { resolveApp, type ResolvedApp } from "../../resolve-app.ts";
 import type { Command } from "../types.ts";
 
@@ -24,7 +25,9 @@ export const deploy: Command = {
     "Directory form: <dir> holds index.html and manifest.json (both needed to create) and an optional",
     "assets/ folder, deployed recursively at assets/<path> (dot entries skipped; at most 50 files of at",
     "most 5,000,000 bytes; no .js .mjs .cjs .jsx .ts .tsx .css .svg .html .htm .xhtml). Other files next",
-    "to index.html are left behind with a warning on stderr.",
+    "to index.html are left behind with a warning on stderr. Files of 1,000,000 bytes or more are",
+    "uploaded first as attachments (presign, PUT, confirm; progress on stderr when it is a terminal) and",
+    "deployed by reference; smaller ones travel inline.",
     "Single-file form: one .html file; the manifest comes from --manifest or a manifest.json beside it.",
     "",
     "Without --app a new app is created and the relay's answer printed. With --app (id or slug) a new",
@@ -96,10 +99,10 @@ export const deploy: Command = {
     const parts: Record<string, unknown> = {};
     if (pkg.html !== undefined) parts.html = pkg.html;
     if (pkg.manifest !== undefined) parts.manifest = pkg.manifest;
-    if (pkg.assets !== undefined) parts.assets = pkg.assets;
     const auth = { kind: "key" as const, key };
 
     if (appRef === undefined) {
+      if (pkg.assets !== undefined) parts.assets = await sendable(relay, auth, pkg.assets, null);
       // The dry run carries slug and visibility too, so it answers what the real create would
       // (slug_not_allowed_for_link, a taken slug, visibility-dependent warnings).
       const body = { ...parts, ...(visibility !== undefined ? { visibility } : {}), ...(slug !== undefined ? { slug } : {}), ...(check ? { dry_run: true } : {}) };
@@ -111,6 +114,7 @@ export const deploy: Command = {
       ctx.out.warn("there is no assets/ folder, so the --asset files become the app's whole asset set; live assets not among them are removed.");
     }
     const app = await resolveApp(relay, key, appRef);
+    if (pkg.assets !== undefined) parts.assets = await sendable(relay, auth, pkg.assets, app.id);
     const path = `/v1/apps/${encodeURIComponent(app.id)}`;
     const body = { ...parts, ...(force ? { force: true } : {}), ...(check ? { dry_run: true } : {}) };
     const result = await relay.object("POST", `${path}/versions`, { auth, body });
@@ -121,6 +125,25 @@ export const deploy: Command = {
     ctx.out.json(merged(result, await appRecord(ctx.out.warn, relay, key, app)));
   },
 };
+
+/**
+ * The asset list as the relay takes it: large files are uploaded first (presign → PUT →
+ * confirm) and sent as `{ path, attachment_id }` — agent-scoped for a new app (it has no
+ * id yet), scoped to the app on a redeploy so they go when the app goes.
+ */
+async function sendable(relay: RelayClient, auth: Auth, assets: PackageAsset[], appId: string | null): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const asset of assets) {
+    if (!("local" in asset)) {
+      out.push(asset);
+      continue;
+    }
+    const scope = appId === null ? { scope: "agent" as const } : { scope: "app" as const, appId };
+    const ref = await uploadAttachment(relay, auth, { file: asset.local, filename: asset.path.slice(asset.path.lastIndexOf("/") + 1), ...scope });
+    out.push({ path: asset.path, attachment_id: ref.attachment_id });
+  }
+  return out;
+}
 
 /** The app's slug, url and visibility after a redeploy: a fresh GET, else what resolution saw. */
 async function appRecord(warn: (text: string) => void, relay: RelayClient, key: string, app: ResolvedApp): Promise<Record<string, unknown>> {
