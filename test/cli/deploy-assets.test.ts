@@ -50,6 +50,8 @@ describe("service deploy --asset", { timeout: 120_000 }, () => {
     const small = Buffer.from("a small note\n");
     writeFileSync(path.join(files, "clip.mp4"), large);
     writeFileSync(path.join(files, "note.txt"), small);
+    const checked = ok(await me.cli(["deploy", dir, "--check", "--asset", `${path.join(files, "clip.mp4")}=media/clip.mp4`]));
+    expect(checked.stderr).toContain("--check does not upload media/clip.mp4");
     const run = ok(await me.cli(["deploy", dir, "--visibility", "public", "--asset", `${path.join(files, "clip.mp4")}=media/clip.mp4`, "--asset", `${path.join(files, "note.txt")}=note.txt`]));
     expect(run.stderr).not.toMatch(/%/);
     const created = JSON.parse(run.stdout) as { slug: string };

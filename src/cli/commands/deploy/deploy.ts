@@ -102,7 +102,7 @@ export const deploy: Command = {
     const auth = { kind: "key" as const, key };
 
     if (appRef === undefined) {
-      if (pkg.assets !== undefined) parts.assets = await sendable(relay, auth, pkg.assets, null);
+      if (pkg.assets !== undefined) parts.assets = await sendable(ctx.out.warn, relay, auth, pkg.assets, null, check);
       // The dry run carries slug and visibility too, so it answers what the real create would
       // (slug_not_allowed_for_link, a taken slug, visibility-dependent warnings).
       const body = { ...parts, ...(visibility !== undefined ? { visibility } : {}), ...(slug !== undefined ? { slug } : {}), ...(check ? { dry_run: true } : {}) };
@@ -114,7 +114,7 @@ export const deploy: Command = {
       ctx.out.warn("there is no assets/ folder, so the --asset files become the app's whole asset set; live assets not among them are removed.");
     }
     const app = await resolveApp(relay, key, appRef);
-    if (pkg.assets !== undefined) parts.assets = await sendable(relay, auth, pkg.assets, app.id);
+    if (pkg.assets !== undefined) parts.assets = await sendable(ctx.out.warn, relay, auth, pkg.assets, app.id, check);
     const path = `/v1/apps/${encodeURIComponent(app.id)}`;
     const body = { ...parts, ...(force ? { force: true } : {}), ...(check ? { dry_run: true } : {}) };
     const result = await relay.object("POST", `${path}/versions`, { auth, body });
@@ -129,13 +129,18 @@ export const deploy: Command = {
 /**
  * The asset list as the relay takes it: large files are uploaded first (presign → PUT →
  * confirm) and sent as `{ path, attachment_id }` — agent-scoped for a new app (it has no
- * id yet), scoped to the app on a redeploy so they go when the app goes.
+ * id yet), scoped to the app on a redeploy so they go when the app goes. A dry run
+ * uploads nothing: it leaves those files out and says so.
  */
-async function sendable(relay: RelayClient, auth: Auth, assets: PackageAsset[], appId: string | null): Promise<unknown[]> {
+async function sendable(warn: (text: string) => void, relay: RelayClient, auth: Auth, assets: PackageAsset[], appId: string | null, dryRun: boolean): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const asset of assets) {
     if (!("local" in asset)) {
       out.push(asset);
+      continue;
+    }
+    if (dryRun) {
+      warn(`--check does not upload ${asset.path} (1 MB or more), so the dry run leaves it out.`);
       continue;
     }
     const scope = appId === null ? { scope: "agent" as const } : { scope: "app" as const, appId };
