@@ -18,6 +18,7 @@ import { appsWatch } from "./apps/watch.ts";
 import { appsTransfer } from "./apps/transfer.ts";
 import { data } from "./data/data.ts";
 import { work } from "./work/work.ts";
+import { typesCommand } from "./types-gen/types.ts";
 import { membersAdd } from "./members/add.ts";
 import { membersList } from "./members/list.ts";
 import { membersSetRole } from "./members/set-role.ts";
@@ -61,7 +62,7 @@ import { attachmentList } from "./attachment/list.ts";
 import { attachmentDelete } from "./attachment/delete.ts";
 import { attachmentToken } from "./attachment/token.ts";
 
-export const COMMANDS: Command[] = [deploy, data, work];
+export const COMMANDS: Command[] = [deploy, data, work, typesCommand];
 
 export const NOUNS: Noun[] = [
   {

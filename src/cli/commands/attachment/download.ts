@@ -1,11 +1,9 @@
 // `service attachment download <id> [--out <path>]`: GET /v1/attachments/<id>. With --out
 // the bytes go to that file and stdout gets { attachment_id, written, bytes } (WIRE §6.7);
 // without it the raw bytes go to stdout, for a pipe.
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import { stringFlag } from "../../argv.ts";
-import { CliError } from "../../errors.ts";
 import { errorFromResponse } from "../../http.ts";
+import { writeOutFile } from "../../out-file.ts";
 import type { Command } from "../types.ts";
 import { attachmentId, attachmentPath, ID_ARG, session } from "./common.ts";
 
@@ -28,11 +26,6 @@ export const attachmentDownload: Command = {
       process.stdout.write(bytes);
       return;
     }
-    try {
-      writeFileSync(out, bytes);
-    } catch (err) {
-      throw new CliError("write_failed", `Could not write ${out}: ${(err as Error).message}`, { hint: "Check that the directory exists and is writable." });
-    }
-    ctx.out.json({ attachment_id: id, written: path.resolve(out), bytes: bytes.length });
+    ctx.out.json({ attachment_id: id, written: writeOutFile(out, bytes), bytes: bytes.length });
   },
 };
