@@ -36,9 +36,14 @@ describe("notify: in-app", { timeout: 60_000 }, () => {
     const t = await inboxApp();
     const member = await addMember(t);
     const [ownerSession, memberSession] = await Promise.all([sessionOf(t, t.who.human), sessionOf(t, member)]);
+    // One at a time, each notification recorded for both people before the next write, so
+    // "newest first" is the order of the writes (the queue does not promise an order).
     const keys: string[] = [];
-    for (const title of ["one", "two", "three"]) keys.push(await create(t, "notes", { title }));
-    await waitFor(async () => (await unread(t, ownerSession)) === 3, { ...WAIT, message: "three unread for the owner" });
+    for (const [index, title] of ["one", "two", "three"].entries()) {
+      keys.push(await create(t, "notes", { title }));
+      await waitFor(async () => (await unread(t, ownerSession)) === index + 1 && (await unread(t, memberSession)) === index + 1,
+        { ...WAIT, message: `${index + 1} unread for the owner and the member` });
+    }
 
     const first = await list(t, ownerSession, "?limit=2");
     expect(first.has_more).toBe(true);
