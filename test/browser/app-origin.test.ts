@@ -8,55 +8,12 @@ import type { AddressInfo } from "node:net";
 import { type Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { api, ownerWithAgent, relay, signInHere, useBrowser } from "./support";
+import { rgbPng } from "./png";
 
 const { newPage } = useBrowser();
 
-/** A 2×2 opaque red PNG, built byte by byte (signature, IHDR, IDAT, IEND with CRCs). */
-function tinyPng(): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (bytes: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc(body), 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(2, 0);
-  ihdr.writeUInt32BE(2, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // truecolour RGB
-  // Raw scanlines (filter byte 0 + 2 RGB pixels) in a stored (uncompressed) deflate block.
-  const raw = Buffer.from([0, 255, 0, 0, 255, 0, 0, 0, 255, 0, 0, 255, 0, 0]);
-  let a = 1;
-  let b = 0;
-  for (const byte of raw) {
-    a = (a + byte) % 65521;
-    b = (b + a) % 65521;
-  }
-  const adler = Buffer.alloc(4);
-  adler.writeUInt32BE(((b << 16) | a) >>> 0, 0);
-  const len = Buffer.alloc(4);
-  len.writeUInt16LE(raw.length, 0);
-  len.writeUInt16LE(~raw.length & 0xffff, 2);
-  const idat = Buffer.concat([Buffer.from([0x78, 0x01, 0x01]), len, raw, adler]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
-const PNG = tinyPng().toString("base64");
+/** A 2×2 opaque red PNG. */
+const PNG = rgbPng(2, 2, () => [255, 0, 0]).toString("base64");
 const EVIL = Buffer.from("window.evilRan = true; document.title = 'pwned';").toString("base64");
 
 function manifest(name: string, ext: Record<string, unknown> = {}) {

@@ -8,57 +8,15 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { api, ownerWithAgent, useBrowser } from "./support";
+import { photoManifest, photoPage } from "./photo-app";
+
+const MANIFEST = photoManifest("Photo wall");
+const PAGE = photoPage("Photo wall");
 
 const { newPage } = useBrowser();
 
 /** 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
-
-const MANIFEST = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $defs: {
-    Photo: {
-      type: "object", required: ["image"], additionalProperties: false,
-      properties: { image: { type: "string", format: "service-attachment-id" }, caption: { type: "string", maxLength: 200 } },
-    },
-  },
-  "x-service-manifest": {
-    app: { name: "Photo wall" },
-    collections: {
-      photos: { schema: { $ref: "#/$defs/Photo" }, read: ["anyone"], write: ["anyone"], update: ["owner"], delete: ["owner"], anonWriteBudget: { perIpPerDay: 0, perAppPerDay: 0 } },
-    },
-  },
-};
-
-const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Photo wall</title></head>
-<body><input type="file" id="pick" accept="image/*"><p id="status"></p><ul id="wall"></ul>
-<script>
-  const svc = window.service;
-  const render = () => {
-    document.getElementById("wall").replaceChildren(...svc.collections.snapshot("photos").map((row) => {
-      const li = document.createElement("li");
-      const img = document.createElement("img");
-      img.src = "/_svc/attachments/" + row.data.image;
-      img.alt = row.data.caption || "";
-      img.dataset.id = row.data.image;
-      li.append(img);
-      return li;
-    }));
-  };
-  svc.collections.on("photos", render);
-  document.getElementById("pick").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    try {
-      const uploaded = await svc.uploadBlob(file, { collection: "photos" });
-      window.uploaded = uploaded;
-      await svc.collections.create("photos", { image: uploaded.id, caption: file.name });
-      document.getElementById("status").textContent = "uploaded " + uploaded.id;
-    } catch (err) {
-      document.getElementById("status").textContent = "failed " + err.code;
-    }
-  });
-  svc.ready.then(() => { render(); document.body.dataset.ready = "yes"; });
-</script></body></html>`;
 
 type Win = Window & {
   uploaded: { id: string; mime: string; size: number; filename: string | null };
@@ -85,15 +43,15 @@ describe("uploadBlob, downloadBlob, saveBlob", () => {
     const uploader = await opened(deployed.body.url);
 
     await uploader.setInputFiles("#pick", { name: "dot.png", mimeType: "image/png", buffer: PNG });
-    await uploader.locator("#status", { hasText: "uploaded att_" }).waitFor();
+    await uploader.locator("#status", { hasText: "shared att_" }).waitFor();
     const uploaded = await uploader.evaluate(() => (window as unknown as Win).uploaded);
     expect(uploaded).toMatchObject({ mime: "image/png", size: PNG.length, filename: "dot.png" });
 
     // The second viewer gets the row live and shows the photo from the app's origin.
-    const image = viewer.locator(`#wall img[data-id="${uploaded.id}"]`);
+    const image = viewer.locator(`#photos img[data-id="${uploaded.id}"]`);
     await image.waitFor();
     await viewer.waitForFunction((id) => {
-      const img = document.querySelector<HTMLImageElement>(`#wall img[data-id="${id}"]`);
+      const img = document.querySelector<HTMLImageElement>(`#photos img[data-id="${id}"]`);
       return img !== null && img.complete && img.naturalWidth === 1;
     }, uploaded.id);
     const bytes = await viewer.evaluate(async (id) => [...await (window as unknown as Win).service.downloadBlob(id)], uploaded.id);
