@@ -31,7 +31,7 @@
 // ("1,10,100"), BENCH_NOTIFY_WRITES (200), BENCH_INGEST (500), BENCH_INGEST_CONCURRENCY
 // ("1,16"), BENCH_TASK_WRITES (50), BENCH_TASKS (200); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
-// isolate spent its time.
+// isolate spent its time. BENCH_ONLY=<letters> (say "e,h") runs only those sections.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -72,6 +72,9 @@ const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").m
 const INGEST = knob("BENCH_INGEST", 500);
 const INGEST_CONCURRENCY = (process.env.BENCH_INGEST_CONCURRENCY ?? "1,16").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
+const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+/** Whether section `letter` runs (all of them unless BENCH_ONLY names some). */
+const runs = (letter) => ONLY.size === 0 || ONLY.has(letter);
 
 // ---------------------------------------------------------------------------------------
 // Processes and clean-up
@@ -639,14 +642,14 @@ async function main() {
   const baseline = await startBaseline(receiver.url);
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
-  await benchCreates(relay, app, baseline);
-  if (WATCHERS.length) await benchWatchers(relay, app, baseline);
-  await benchList(relay, app, baseline);
-  await benchCli(relay);
-  if (HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
-  if (NOTIFY_WRITES > 0) await benchNotify(relay, app);
-  if (INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
-  await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
+  if (runs("a")) await benchCreates(relay, app, baseline);
+  if (runs("b") && WATCHERS.length) await benchWatchers(relay, app, baseline);
+  if (runs("c")) await benchList(relay, app, baseline);
+  if (runs("d")) await benchCli(relay);
+  if (runs("e") && HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
+  if (runs("f") && NOTIFY_WRITES > 0) await benchNotify(relay, app);
+  if (runs("g") && INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
+  if (runs("h")) await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
