@@ -41,6 +41,8 @@ import { attachmentRoutes } from "./v1/attachments";
 import { devMailRoutes } from "./dev/mail";
 import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
+import { tasteRoutes } from "./v1/taste";
+import { feedbackRoutes } from "./v1/feedback";
 import { consoleRoutes } from "./console/routes";
 import { mcpRoutes } from "../mcp/endpoint";
 
@@ -90,6 +92,8 @@ export function buildApp(): Hono<AppEnv> {
   transferRoutes(app);
   orgRoutes(app);
   appTokenRoutes(app);
+  tasteRoutes(app);
+  feedbackRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   devCronRoutes(app);
