@@ -17,8 +17,8 @@
  * - organizations: their memberships end; where they were the last admin, the
  *   longest-standing remaining member becomes admin; where they were alone, the
  *   organization is deleted; billing moves to the longest-standing remaining admin;
- * - favorites, views, dismissed badges, the signup answer, push subscriptions and flow
- *   counters are deleted, and finally the person (the `humans` row) itself. The address
+ * - favorites, views, dismissed badges, the signup answer, push subscriptions, flow
+ *   counters and the taste notes of their agents (notes about this person) are deleted, and finally the person (the `humans` row) itself. The address
  *   can sign up again later as a new, empty account.
  * Open feed sockets of the trashed apps, and theirs on other apps, are then closed.
  */
@@ -110,6 +110,7 @@ export async function confirmDeletion(env: Env, token: string): Promise<Deletion
   await env.DB.batch([
     stamped("UPDATE apps SET status_before_delete = status, status = 'deleted', deleted_at = ?2 WHERE owner_human_id = ?1 AND status != 'deleted'"),
     stamped("UPDATE agent_keys SET revoked_at = ?2 WHERE revoked_at IS NULL AND agent_id IN (SELECT id FROM agents WHERE owner_human_id = ?1)"),
+    byHuman("DELETE FROM taste_notes WHERE agent_id IN (SELECT id FROM agents WHERE owner_human_id = ?1)"),
     byHuman("UPDATE device_codes SET status = 'denied' WHERE human_id = ?1 AND status IN ('pending', 'approved')"),
     byHuman("DELETE FROM sessions WHERE human_id = ?1"),
     byHuman("DELETE FROM claim_codes WHERE human_id = ?1"),

@@ -1,12 +1,12 @@
 // Taste notes and feedback (WIRE §2.11) as the published client calls them: the exact
 // shapes, whole replace, the byte cap counted in UTF-8, idempotent clear, notes shared by
-// an agent's sibling keys and hidden from other agents; feedback filed with and without an
+// an agent's sibling keys, hidden from other agents and deleted with the human's account; feedback filed with and without an
 // app, the message trimmed and not echoed, listed newest first with before/next_before;
 // and every bad input refused with its catalogue code while nothing changes.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, callWith, expectError, json, register } from "../helpers";
-import { setup } from "./fixtures";
+import { call, callWith, claimedAgent, expectError, json, register, signIn } from "../helpers";
+import { form, mailedToken, setup } from "./fixtures";
 
 type Obj = Record<string, unknown>;
 
@@ -80,6 +80,20 @@ describe("taste notes", () => {
 
     await json(await putTaste(agent.api_key, { taste: "Keep me" }), 200);
     expect((await taste(agent.api_key)).taste).toBe(kept.taste);
+  });
+
+  it("are deleted with the account of the human the agent works for", async () => {
+    const me = await signIn();
+    const agent = await claimedAgent(me, "taste-deleted");
+    const bystander = await register("taste-bystander");
+    await json(await putTaste(agent.api_key, { taste: "Prefers big buttons" }), 200);
+    await json(await putTaste(bystander.api_key, { taste: "Unrelated" }), 200);
+    await json(await call("/v1/self", { method: "DELETE", session: me.session }), 202);
+    const token = await mailedToken(me.email, "account/delete");
+    expect((await call("/account/delete", { method: "POST", session: me.session, ...form([["token", token]]) })).status).toBe(200);
+    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM taste_notes WHERE agent_id = ?1").bind(agent.agent_id).first<{ n: number }>();
+    expect(left!.n).toBe(0);
+    expect((await taste(bystander.api_key)).taste).toBe("Unrelated");
   });
 
   it("needs an agent key on every verb", async () => {
