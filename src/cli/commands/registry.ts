@@ -37,6 +37,11 @@ import { configUse } from "./config/use.ts";
 import { configAdd } from "./config/add.ts";
 import { configRm } from "./config/rm.ts";
 import { skillShow } from "./skill/show.ts";
+import { tasteGet } from "./taste/get.ts";
+import { tasteSet } from "./taste/set.ts";
+import { tasteClear } from "./taste/clear.ts";
+import { feedbackCreate } from "./feedback/create.ts";
+import { feedbackList } from "./feedback/list.ts";
 import { credentialsMint } from "./credentials/mint.ts";
 import { credentialsList } from "./credentials/list.ts";
 import { credentialsPause, credentialsResume, credentialsRevoke } from "./credentials/state.ts";
@@ -95,6 +100,8 @@ export const NOUNS: Noun[] = [
   { name: "agent", summary: "register, claim, save or forget this agent's key", verbs: [agentRegister, agentClaim, agentSetKey, agentLogout] },
   { name: "key", summary: "inspect, mint or revoke your API key", verbs: [keyList, keyMint, keyRevoke] },
   { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
+  { name: "taste", summary: "your notes on the UI your human likes (get, set, clear)", verbs: [tasteGet, tasteSet, tasteClear] },
+  { name: "feedback", summary: "tell the relay's maintainers about a bug or a missing feature, and list what you filed", verbs: [feedbackCreate, feedbackList] },
   { name: "skill", summary: "the relay's guide for agents and its version", verbs: [skillShow, skillVersion] },
 ];
 
