@@ -134,6 +134,8 @@ export const catalogue = {
   attachment_fetch_failed: entry(422, "The relay could not fetch the source URL (refused target, no answer, non-2xx, redirect, or over the size cap).", "Give a public https URL that answers 200 with the file."),
   // --- the MCP endpoint (this relay, WIRE-MCP §1.4) ---
   invalid_args: entry(400, "A tool's arguments are missing, mistyped, unknown, or wrong for the action named.", "Read the tool's input schema in tools/list and send only the fields the action needs."),
+  oauth_request_invalid: entry(400, "The MCP client's authorization request cannot be approved here: unknown client, unregistered redirect URI, no PKCE S256, or an approval page that expired, was already used or was opened in another browser.", "Start the connection again from your MCP client."),
+  oauth_token_invalid: entry(401, "The OAuth access token is unknown, expired or revoked, or the agent it acts as was paused or had its keys revoked.", "Let your MCP client refresh the token or authorize again; the person approves on the relay's page."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),

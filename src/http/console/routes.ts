@@ -13,6 +13,7 @@ import { homePages } from "./home";
 import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
+import { mcpAuthorizePages } from "./mcp-authorize";
 import { appsListPages } from "./apps-list";
 import { appOverviewPages } from "./app-overview";
 import { appSettingsPages } from "./app-settings";
@@ -41,6 +42,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   claimCodePages(route);
   devicePages(route);
   authorizePages(route);
+  mcpAuthorizePages(route);
   appsListPages(route);
   appOverviewPages(route);
   appSettingsPages(route);

@@ -52,7 +52,15 @@ export function bearerToken(c: AppContext): string | null {
 }
 
 export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const apiKey = agentKeyOf(bearerToken(c));
+  await admitAgentKey(c, agentKeyOf(bearerToken(c)));
+  await next();
+};
+
+/**
+ * Makes `apiKey`'s agent the request's caller, or refuses it (401 `invalid_api_key`). The
+ * key is the header's, or (at `/mcp`) the key an OAuth access token stands for.
+ */
+export async function admitAgentKey(c: AppContext, apiKey: string): Promise<void> {
   const ref = appRefOf(c);
   const lookup = await lookupAgentKey(c.env, apiKey, ref, c.get("reuseAgentLookup"));
   c.set("authCheckedAt", lookup.checkedAt);
@@ -60,8 +68,7 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
   rememberApp(c, ref, held.agent.ownerHumanId === null ? null : held.app);
   c.set("agent", agentPrincipal(held));
   touchAgentKey(c.env, held.key, waitUntilOf(c));
-  await next();
-};
+}
 
 /** Collection endpoints: the store re-judges their calls (CallContext.checkedAt), so an agent key's lookup may be reused. */
 export const allowAgentLookupReuse: MiddlewareHandler<AppEnv> = async (c, next) => {
