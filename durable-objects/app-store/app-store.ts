@@ -22,7 +22,7 @@ import type { EffectKind } from "../../src/rules/match";
 import {
   attempt, failureOf, readSocketUpgrade, settle, socketRefused, staleAccess, SOCKET_PROTOCOL,
   type AppStoreApi, type AppStoreUsage, type BatchCreateInput, type BatchItem, type CallContext, type CloseReason, type DeletedRowView,
-  type FeedPage, type HookWriteCall, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
+  type FeedPage, type HookWriteCall, type PortablePage, type PortableRow, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
 } from "./contract";
 import { migrate, readMeta, readUsage } from "./schema";
 import { Rows, type WriteContext } from "./rows";
@@ -32,8 +32,9 @@ import { backfillConflicts } from "./unique";
 import { retentionView, setOverride, sweep, sweepDue } from "./retention";
 import { Watchers } from "./watchers";
 import { Withdrawals } from "./withdrawals";
-import { batchSuppression, flushOutbox, outboxEntries, outboxPending, settleOutbox, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
+import { batchSuppression, EagerFlush, flushOutbox, outboxEntries, outboxPending, settleOutbox, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
 import { DueWork } from "./alarms";
+import { exportPage } from "./portable";
 import { compileManifest, Manifests } from "./manifests";
 
 const ROWS_TABLE = "_svc_rows";
@@ -50,6 +51,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private readonly waiters = new Set<() => void>();
   private readonly manifests = new Manifests(this.ctx.storage, this.env.DB, () => config(this.env));
   private readonly due = new DueWork(this.ctx.storage);
+  /** Hands new outbox entries to the queue right after their commit (the alarm is the safety net). */
+  private readonly eagerFlush = new EagerFlush(() => this.flush());
   private readonly withdrawals = new Withdrawals(() => this.ctx.storage.sql);
   /** The app feed sockets (watchers.ts); all their state lives in socket attachments. */
   private readonly watchers = new Watchers(this.ctx, {
@@ -128,7 +131,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
     this.watchers.afterCommit(entries);
-    if (entries.length && outboxPending(this.ctx.storage.sql)) void this.due.dueBy("flush", Date.now() + OUTBOX_FLUSH_DELAY_MS);
+    if (entries.length && outboxPending(this.ctx.storage.sql)) {
+      void this.due.dueBy("flush", Date.now() + OUTBOX_FLUSH_DELAY_MS);
+      this.ctx.waitUntil(this.eagerFlush.request());
+    }
     // Every thousandth entry, make sure the sweep will come to prune the feed; a soft delete
     // leaves a tombstone the sweep must drop once the restore window closes.
     if (entries.some(({ entry }) => entry.seq % 1000 === 0 || (entry.op === "delete" && !entry.purged))) void this.sweepWithin();
@@ -292,13 +298,37 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     });
   }
 
+  // ---- export and import (src/apps/archive) ----
+
+  private requireOwnerOrAgent(call: CallContext, what: string): void {
+    if (!isOwnerOrAgent(call.principal)) throw new RelayError("forbidden", `Only the app's owner or its agent may ${what}.`);
+  }
+
+  async exportRows(call: CallContext, after: number, limit: number): Promise<Outcome<PortablePage>> {
+    return attempt(async () => {
+      this.requireOwnerOrAgent(call, "export its rows");
+      await this.open(call);
+      return exportPage(this.ctx.storage.sql, after, limit);
+    });
+  }
+
+  async importRows(call: CallContext, rows: PortableRow[]): Promise<Outcome<{ count: number }>> {
+    return attempt(async () => {
+      this.requireOwnerOrAgent(call, "import rows");
+      const store = await this.rows(call);
+      const now = new Date().toISOString();
+      return this.write((feed) => {
+        for (const row of rows) store.place(row, now, feed);
+        return { count: rows.length };
+      });
+    });
+  }
+
   // ---- retention ----
 
   /** The manifest and collection a retention call names, for the owner or its agent only. */
   private async retentionTarget(call: CallContext, collection: string): Promise<CompiledManifest> {
-    if (!isOwnerOrAgent(call.principal)) {
-      throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
-    }
+    this.requireOwnerOrAgent(call, "read or change retention");
     const manifest = await this.open(call);
     declaredCollection(manifest, collection);
     return manifest;
@@ -332,7 +362,10 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     try {
       await this.due.ring({
         expiry: () => this.watchers.closeExpired(),
-        flush: () => this.flush(),
+        flush: async () => {
+          await this.eagerFlush.settled();
+          return this.flush();
+        },
         sweep: () => this.sweep(),
       });
     } catch (err) {

@@ -8,6 +8,11 @@
  * REQUEUE_AFTER_MS is handed over again (the consumer dedupes by `outbox_id`). When the
  * queue refuses, each entry of the batch counts an attempt and the flush is retried after
  * a growing delay.
+ *
+ * The first hand-over happens right after the commit, not on the alarm: waiting for the
+ * alarm put a second on every webhook, notification and agent task. Flushes never overlap;
+ * writes that commit while one is running go with its next pass, so a burst of writes
+ * shares a few queue sends instead of making one each.
  */
 import type { CompiledManifest } from "../../src/manifest";
 import { isOwnerOrAgent } from "../../src/permissions";
@@ -15,7 +20,11 @@ import { matchRules, type Change, type EffectKind } from "../../src/rules/match"
 import type { Author } from "../../src/permissions";
 import type { BatchCreateInput, CallContext, EffectChange, FeedEntry, OutboxEntryView, OutboxPointer } from "./contract";
 
-/** How soon after a commit the outbox is handed to the queue. */
+/**
+ * How soon after a commit the alarm makes sure the outbox was handed to the queue. The
+ * commit itself starts a flush at once (EagerFlush); the alarm is the safety net for a
+ * flush that failed or an object that was evicted before it finished.
+ */
 export const OUTBOX_FLUSH_DELAY_MS = 1_000;
 /** Entries per queue batch (the queue takes at most 100 messages per send). */
 const OUTBOX_BATCH = 100;
@@ -89,6 +98,45 @@ export async function flushOutbox(sql: SqlStorage, queue: Queue, appId: string, 
   }
   const oldest = sql.exec<{ at: number | null }>("SELECT min(queued_at) AS at FROM _svc_outbox").one().at;
   return oldest === null ? null : Number(oldest) + REQUEUE_AFTER_MS;
+}
+
+/**
+ * Runs the flush as soon as it is asked for, one at a time: a request while a flush runs
+ * makes it go round once more, so entries committed meanwhile are taken too.
+ */
+export class EagerFlush {
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly flush: () => Promise<unknown>) {}
+
+  /** Asks for a flush; answers when the flush that will carry what is committed now has ended. */
+  request(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => { this.running = null; });
+    return this.running;
+  }
+
+  /** Waits for a running flush to end, so another (the alarm's) never overlaps it. */
+  settled(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.flush();
+      } catch (err) {
+        // The alarm's flush (due within OUTBOX_FLUSH_DELAY_MS of the commit) tries again.
+        console.error("outbox: a flush after commit failed; the alarm will retry it", err);
+        return;
+      }
+    } while (this.again);
+  }
 }
 
 /** The entries the consumer's pointers name that are still unsettled (a settled one is simply absent). */

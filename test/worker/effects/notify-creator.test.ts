@@ -9,6 +9,7 @@ import { call, json } from "../helpers";
 import { addMember, createAs, deployNotify, notifyManifest, personKey, recordedFor, sessionOf } from "./notify-fixtures";
 import { recordNotifications } from "../../../src/effects/notify/fire";
 import type { EffectChange } from "../../../durable-objects/app-store/contract";
+import { holdEagerFlush } from "./hold-outbox";
 
 const NOTES = { read: ["member"], write: ["member"], update: ["member"], delete: ["owner"] };
 const RULES = [
@@ -21,7 +22,8 @@ describe("the creator in the recorded change", { timeout: 60_000 }, () => {
     const t = await deployNotify(notifyManifest({ notes: NOTES }, RULES));
     const member = await addMember(t);
     const stub = env.APP_STORE.get(env.APP_STORE.idFromName(t.app.app_id));
-    // Hold the flush, so the entries stay to be read.
+    // Hold the flush (the commit's own hand-over and the alarm), so the entries stay to be read.
+    await holdEagerFlush(t.app.app_id);
     const hold = () => runInDurableObject(stub, (_instance, state) => state.storage.deleteAlarm());
     const key = await createAs(t, await sessionOf(t, member), "notes", { title: "Plan" });
     await hold();

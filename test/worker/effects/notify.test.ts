@@ -10,6 +10,7 @@
 // HTTP mail API (MAIL_HTTP_URL) instead of the send_email binding.
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { holdEagerFlush } from "./hold-outbox";
 import { call, json, signIn } from "../helpers";
 import { quietFor, waitFor } from "../../support/wait";
 import {
@@ -207,8 +208,9 @@ describe("notify: email", { timeout: 60_000 }, () => {
       { on: "create", collection: "notes", to: ["owner"], subject: "Once {{title}}", body: "o" },
     ]));
     const stub = env.APP_STORE.get(env.APP_STORE.idFromName(t.app.app_id));
-    const key = await create(t, "notes", { title: "only" });
     // Take the flush away from the store, so only the batches below hand the entry over.
+    await holdEagerFlush(t.app.app_id);
+    const key = await create(t, "notes", { title: "only" });
     const entries = await runInDurableObject(stub, async (_instance, state) => {
       await state.storage.deleteAlarm();
       return state.storage.sql.exec<{ id: number; rule_id: string; payload: string }>("SELECT id, rule_id, payload FROM _svc_outbox").toArray();

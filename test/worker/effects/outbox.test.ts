@@ -4,6 +4,7 @@
 // each once its work is recorded.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { holdEagerFlush } from "./hold-outbox";
 import { call, claimedAgent, json, signIn } from "../helpers";
 import { waitFor } from "../../support/wait";
 
@@ -27,6 +28,8 @@ describe("outbox", () => {
     const key = (await claimedAgent(await signIn())).api_key;
     const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest } }), 201);
     const B = `/v1/apps/${app.app_id}/collections/notes`;
+    // Only the alarm flushes here, so the entries can be read first.
+    await holdEagerFlush(app.app_id);
     await json(await call(B, { key, json: { data: { text: "one" } } }), 201);
     await json(await call(`${B}/batch`, { key, json: { rows: [{ data: { text: "quiet" } }] } }), 200);
     await json(await call(`${B}/batch`, { key, json: { rows: [{ data: { text: "loud" } }], emitEffects: true } }), 200);

@@ -7,6 +7,7 @@
 // send nothing, replays and rotations work as WIRE §2.6 and §6.2 say.
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { holdEagerFlush } from "./hold-outbox";
 import { call, claimedAgent, expectError, json, signIn } from "../helpers";
 import { quietFor, waitFor } from "../../support/wait";
 import type { ReceivedRequest } from "../../support/webhook-receiver-types";
@@ -246,8 +247,9 @@ describe("outbound webhooks", { timeout: 60_000 }, () => {
     const name = inbox();
     const { key, app, rows } = await deployWith([{ on: "create", collection: "notes", url: `${receiver}/hook/${name}` }]);
     const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
-    await json(await call(rows, { key, json: { data: { text: "twice" } } }), 201);
     // Take the flush away from the store, so only the batches below hand the entry over.
+    await holdEagerFlush(app.app_id);
+    await json(await call(rows, { key, json: { data: { text: "twice" } } }), 201);
     const entries = await runInDurableObject(stub, async (_instance, state) => {
       await state.storage.deleteAlarm();
       return state.storage.sql.exec<{ id: number; rule_id: string }>("SELECT id, rule_id FROM _svc_outbox").toArray();
