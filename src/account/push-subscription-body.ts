@@ -5,7 +5,7 @@
  * script's `push.enable()`). Both check the endpoint with the same outbound rules the
  * relay applies when it later POSTs there.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { config } from "../config";
 import { RelayError } from "../errors";
 import { refusedTarget } from "../effects/ssrf";

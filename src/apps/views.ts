@@ -2,7 +2,7 @@
  * The app shapes of WIRE §2.14: AppSummary for lists, AppDetail for one app. Usage
  * figures (rows, bytes) come from the app's AppStore; everything else from D1.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Config } from "../config";
 import type { AppRow } from "../db/apps";
 import { appUrl } from "./urls";

@@ -6,7 +6,7 @@
  * §6; development mode admits loopback providers, CONTRACT §3). Every refusal is
  * `connection_invalid` naming the field.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../errors";
 import { refusedTarget } from "../effects/ssrf";
 import { normalizeAllowedHost } from "./allowed-host";

@@ -15,7 +15,7 @@
  *
  * `outboundFetch` never throws: every failure is a result whose `error` says why.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { isDevelopmentLoopbackHost, isNonRoutableAddress, refusedTarget, TARGET_REFUSAL } from "./ssrf";
 
 export interface OutboundRequest {

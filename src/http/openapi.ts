@@ -3,7 +3,7 @@
  * are the very zod objects `defineRoute` validates with, converted to JSON Schema
  * 2020-12 (OpenAPI 3.1's dialect), so the document cannot drift from the code.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { registeredRoutes } from "./routes";
 import { catalogue } from "../errors";
 

@@ -10,7 +10,7 @@
  * precedence over the map in zod, so they are written the same way: a predicate that
  * follows the field's name ("must not contain control characters").
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { RelayError, type ErrorCode } from "../errors";
 import { jsonKind } from "../json-kind";
 

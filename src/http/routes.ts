@@ -5,7 +5,7 @@
  * 405 with `Allow` for a known path under the wrong verb.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppContext, AppEnv } from "./types";
 import { readJsonBody } from "./body";
 import { allowAgentLookupReuse, requireAgent, requireHuman, requireOwnerActor, requireRowActor } from "./middleware/auth";

@@ -4,7 +4,7 @@
  * (`/_svc/c/<collection>`, serve/data.ts). One set of schemas, so the two doors accept and
  * refuse exactly the same bodies and queries (WIRE §2.3, §4.3).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** The version a writer read; a mismatch is 409 conflict. */
 export const ifMatch = z.number().int().min(0);

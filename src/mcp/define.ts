@@ -7,7 +7,7 @@
  * missing, mistyped or unknown argument is answered in the §1.4 shape (`invalid_args`)
  * like every other tool failure instead of an SDK-specific one.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentCaller } from "../auth/callers";
 import { parseWith } from "../http/plain-issues";
 import { callRelay, type RelayCaller, type RelayRequest } from "./relay-call";

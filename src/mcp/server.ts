@@ -5,7 +5,7 @@
  * JSON-RPC error.
  */
 import { McpServer } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import { MCP_GUIDE_MD, MCP_GUIDE_VERSION } from "../skill/mcp-guide";
 import { checkedArgs, type ToolDef, type ToolHost } from "./define";
 import { failed, success } from "./results";

@@ -15,7 +15,7 @@
  * or `canRead: false` so the engine records the suppression. With `excludeActor` the
  * person who made the change is left out.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { inArray } from "drizzle-orm";
 import { db } from "../../db/client";
 import { humans } from "../../db/schema";

@@ -5,7 +5,7 @@
  * summary as `GET /v1/self/usage`), and the way to delete the account (`/account/delete`,
  * which mails a confirmation link first).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { config } from "../../config";
 import { setMarketingConsent } from "../../db/humans";
 import { usageSummary } from "../../account/usage";

@@ -8,7 +8,7 @@
  * the history); the other actions redirect back with a flash. A refusal the owner can fix
  * re-renders the app page with the message in that section and the refusal's status.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { RelayError } from "../../errors";
 import { mintCredential, revoke, rotate, setPaused } from "../../apps/credentials";
 import { requireLiveManifest } from "../../apps/live-manifest";

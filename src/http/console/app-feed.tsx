@@ -5,7 +5,7 @@
  * (`recentFeed`), and refuses the same apps (trashed, dormant, archived, suspended). The
  * page is plain HTML: reloading it shows what happened since.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { appDirectory } from "../../db/directory";
 import type { AppRow } from "../../db/apps";
 import { appStore } from "../../apps/store";

@@ -8,7 +8,7 @@
  * reason and the refusal's status. The same page carries the app's grant links and
  * service credentials (`app-access-view.tsx`; their forms are in `app-access.tsx`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { findAppForOwner, type AppRow } from "../../db/apps";

@@ -7,7 +7,7 @@
  * (`browseRows`); an unknown collection, a bad `q` or a stale cursor is the catalogue's
  * refusal as a page.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { appDirectory } from "../../db/directory";
 import type { AppRow } from "../../db/apps";
 import { appStore } from "../../apps/store";

@@ -6,7 +6,7 @@
  * made it (never in a redirect, so it never sits in a URL or the history); a change that
  * makes none redirects back to the app's page with a flash.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AppRow, Visibility } from "../../db/apps";
 import { changeAppSettings, rotateShareLink, VISIBILITIES } from "../../apps/settings";
 import { parseWith } from "../routes";

@@ -5,7 +5,7 @@
  * worker's last report. Read through the same list as `GET /v1/apps/:id/agent-tasks`
  * (src/effects/tasks/views.ts); `?status=` narrows it. Plain HTML: reload to see changes.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AppRow } from "../../db/apps";
 import { TASK_STATUSES } from "../../db/tasks-schema";
 import { listTasks } from "../../effects/tasks/views";

@@ -7,7 +7,7 @@
  * trashed app's console page is the trash view here: when it goes for good, and the
  * restore and purge buttons.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AppRow } from "../../db/apps";
 import { purgeAfter, purgeTrashedApp, requireTrashed, restoreTrashedApp, TRASH_DAYS, trashApp } from "../../apps/trash";
 import { parseWith } from "../routes";

@@ -4,7 +4,7 @@
  * page says what happens next. `return_to` rides along so a person sent here from
  * /device lands back there once the link sets the session cookie.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { config } from "../../config";
 import { rateLimit } from "../middleware/rate-limit";
 import { safeReturnTo, sendMagicLink } from "../v1/human-auth";

@@ -8,7 +8,7 @@
  * API origin.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { hitRateLimit } from "../../db/rate-limit";

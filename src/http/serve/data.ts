@@ -19,7 +19,7 @@
  * Failures are the catalogue envelope.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { appStore } from "../../apps/store";

@@ -11,7 +11,7 @@
  * turn it into a permission principal with `grantPrincipalFor` (src/auth/grant-holder.ts).
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { exchangeGrant } from "../../apps/grant-links";
 import { bearerOf } from "../../auth/bearer";

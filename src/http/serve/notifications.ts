@@ -19,7 +19,7 @@
  * `notifiable: false`.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { readJsonBody } from "../body";

@@ -9,7 +9,7 @@
  * answers 401 `grant_invalid`, so the page forgets it. POST trades a one-time grant from /authorize for an app-session token.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { config } from "../../config";
 import { displayName, getHuman } from "../../db/humans";

@@ -7,7 +7,7 @@
  * `failed` or `expired`; never the prompt, the credential or the report.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { unwrap } from "../../apps/store-call";
 import { rowTasks } from "../../effects/tasks/views";
 import { parseWith } from "../plain-issues";

@@ -4,7 +4,7 @@
  * takes the caller's own agent id and revokes the key it was called with.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { endAgentSockets } from "../../apps/sockets";

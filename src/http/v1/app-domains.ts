@@ -4,7 +4,7 @@
  * The rules live in src/apps/domains.ts; host routing in src/http/serve/custom-host.ts.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

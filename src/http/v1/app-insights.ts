@@ -6,7 +6,7 @@
  * The screenshot is the brand card drawn by src/apps/screenshot.ts, cached per version.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

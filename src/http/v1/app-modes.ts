@@ -5,7 +5,7 @@
  * the owner in their own session, never an agent key.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { RelayError } from "../../errors";

@@ -7,7 +7,7 @@
  *   (see src/apps/test-session.ts).
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

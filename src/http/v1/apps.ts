@@ -5,7 +5,7 @@
  */
 import type { Hono } from "hono";
 import { webhookSecretOf } from "../../effects/webhooks/secret";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";

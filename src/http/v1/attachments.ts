@@ -6,7 +6,7 @@
  * src/blobs/; this file parses, calls and renders.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute, notePageRoute, parseWith } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { RelayError } from "../../errors";

@@ -9,7 +9,7 @@
  * body gets wrong is `connection_invalid`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { RelayError } from "../../errors";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";

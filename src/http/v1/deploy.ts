@@ -4,7 +4,7 @@
  * done in src/apps/deploy.ts; this module only validates the edges and answers.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { RelayError } from "../../errors";

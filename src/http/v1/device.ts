@@ -5,7 +5,7 @@
  * denied and expired answers use the RFC's string `error` form, which the CLI reads first.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";

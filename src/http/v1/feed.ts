@@ -9,7 +9,7 @@
  * `head`, where to resume after re-listing) — as the app feed socket answers `resync`.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

@@ -4,7 +4,7 @@
  * the agent's human's apps, so an item never points at someone else's app.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { RelayError } from "../../errors";

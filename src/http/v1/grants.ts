@@ -6,7 +6,7 @@
  * (src/http/serve/grant-exchange.ts).
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { requireLiveManifest } from "../../apps/live-manifest";

@@ -4,7 +4,7 @@
  * https) and redirects back into the console. Logout revokes the session server-side.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { setCookie, deleteCookie } from "hono/cookie";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";

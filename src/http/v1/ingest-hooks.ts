@@ -6,7 +6,7 @@
  * src/effects/ingest/.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { ownedApp, requireLive } from "./app-access";

@@ -12,7 +12,7 @@
  * GET with `?challenge=` is the other handshake form (spec A; CONTRACT §6).
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { errorEnvelope, errors, ok } from "./schemas";

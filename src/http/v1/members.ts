@@ -13,7 +13,7 @@
  * own or joined, `/v1/self/apps`, are in self-apps.ts with their favorite flags.)
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

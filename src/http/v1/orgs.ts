@@ -5,7 +5,7 @@
  * 403 `agent_not_claimed`). Members are `{ human_id, email, role, created_at }`.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { RelayError } from "../../errors";

@@ -5,7 +5,7 @@
  * The agent starts unclaimed and must be claimed before it can deploy.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

@@ -10,7 +10,7 @@
  * top-level field, `on` with per-row keys…) is refused whole.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import { parseWith } from "../plain-issues";
 import { parseQ } from "../row-query";

@@ -2,7 +2,7 @@
  * zod shapes shared by several route modules: response objects of WIRE §2.1 and the
  * error envelope. Request shapes stay next to their route.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const errorEnvelope = z.object({
   error: z.object({

@@ -6,7 +6,7 @@
  * `soft_deleted`. Upgrade state and dismissal are the owner's.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";

@@ -6,7 +6,7 @@
  * Another human's agent is answered with `not_found`, never a hint that it exists.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { RelayError } from "../../errors";

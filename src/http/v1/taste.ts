@@ -4,7 +4,7 @@
  * sees the same notes and no other agent sees them (docs/taste-and-feedback.md).
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

@@ -6,7 +6,7 @@
  * Another owner's app is `app_not_found`.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { config } from "../../config";

@@ -4,7 +4,7 @@
  * behaviour live in src/effects/webhooks/.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { ownedApp, requireLive } from "./app-access";

@@ -4,7 +4,7 @@
  * the spec gives for deletes. The transfer body is snake_case (`keep_as_member`): this
  * relay's transfer route follows CONTRACT, where the real one took camelCase.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, required, type ToolDef, type ToolHost } from "../define";
 import { seg } from "../relay-call";
 import { invalidArgs } from "../results";

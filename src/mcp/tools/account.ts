@@ -4,7 +4,7 @@
  * profile: `whoami` reports the agent the bearer key resolved to, and `logout` clears
  * nothing (the key lives in the MCP client's settings, not here).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 import { invalidArgs } from "../results";

@@ -3,7 +3,7 @@
  * audit, settings, the share link, trash, restore, purge, wake and custom domains — each
  * action one `/v1` app route. Custom domains answer not_implemented until the relay has them.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 

@@ -4,7 +4,7 @@
  * route. Hosted, no file on the relay's host is read or written (§1.6): `file_path` and
  * `out_path` are refused, and a download comes back as base64.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 import { invalidArgs } from "../results";

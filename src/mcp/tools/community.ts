@@ -4,7 +4,7 @@
  * `/v1` route the spec gives; until this relay serves those routes every call answers
  * `not_implemented` (src/mcp/relay-call.ts) rather than pretending.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 

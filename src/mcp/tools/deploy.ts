@@ -3,7 +3,7 @@
  * deploy routes the CLI uses. Hosted, the tool reads no files on the relay's host, so
  * `html_path` is refused (§1.6: send the document inline).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, hints, need, present, relay, repaired, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 import { invalidArgs } from "../results";

@@ -3,7 +3,7 @@
  * credentials that webhook rules authenticate with; snake_case arguments, camelCase HTTP
  * bodies) and `ingest` (the manifest's inbound hooks: list, rotate, signing secrets).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { byAction, defineTool, hints, need, present, relay, required, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 

@@ -3,7 +3,7 @@
  * collection or feed route, called as the agent, so the collection's read/write lists,
  * schema, unique fields, if_match and quotas decide exactly as they do over HTTP.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, hints, present, relay, repaired, required, type ToolDef } from "../define";
 import { seg } from "../relay-call";
 

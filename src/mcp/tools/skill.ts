@@ -2,7 +2,7 @@
  * `get_skill` (WIRE-MCP §2.26): the MCP guide, rendered in process (the hosted seam of
  * §1.6), or only its version.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { MCP_GUIDE_MD, MCP_GUIDE_VERSION } from "../../skill/mcp-guide";
 import { defineTool, hints, type ToolDef } from "../define";
 
