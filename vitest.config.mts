@@ -49,8 +49,8 @@ export default defineConfig({
           include: WORKER_TESTS,
           exclude: [...ISOLATED_WORKER_TESTS],
           setupFiles: ["./test/worker/setup.ts"],
-          // A webhook receiver on 127.0.0.1 that the tests reach from inside workerd.
-          globalSetup: ["./test/support/webhook-receiver-setup.ts"],
+          // A webhook receiver and a fake OpenID issuer on 127.0.0.1 that the tests reach from inside workerd.
+          globalSetup: ["./test/support/webhook-receiver-setup.ts", "./test/support/fake-oidc-issuer-setup.ts"],
           // One module graph and one storage for every file a runner takes: loading the
           // Worker anew for each file cost about five seconds a file. Tests make their own
           // accounts and apps and never assume a table is empty.
@@ -66,7 +66,7 @@ export default defineConfig({
           // so they cannot pull the ground from under the files that share one.
           include: [...ISOLATED_WORKER_TESTS],
           setupFiles: ["./test/worker/setup.ts"],
-          globalSetup: ["./test/support/webhook-receiver-setup.ts"],
+          globalSetup: ["./test/support/webhook-receiver-setup.ts", "./test/support/fake-oidc-issuer-setup.ts"],
         },
       },
       {

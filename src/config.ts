@@ -78,6 +78,24 @@ export interface Config {
    * (`AGENT_TASKS_RETRY_SECONDS`): 30 s in production, 1 s in development.
    */
   agentTaskRetryBaseMs: number;
+  /**
+   * The operator's OpenID Connect provider for "Sign in with <name>" (issue 14 item 7):
+   * `IDP_ISSUER` (an https URL; plain http too in development mode, for a local stand-in),
+   * `IDP_CLIENT_ID`, `IDP_CLIENT_SECRET` (a Worker secret), `IDP_SCOPES` (space-separated;
+   * `openid email` always included) and `IDP_NAME` (the button's label; the issuer's host
+   * by default). Null unless the issuer, client id and secret are all set and the issuer
+   * is usable: `GET /v1/auth/idp` then answers 503 auth_provider_unavailable.
+   */
+  idp: IdpSettings | null;
+}
+
+export interface IdpSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated, `openid` and `email` first. */
+  scopes: string;
+  name: string;
 }
 
 type RawEnv = Record<string, unknown>;
@@ -225,6 +243,27 @@ function customDomainsTarget(env: RawEnv, development: boolean): string | null {
   return set ?? (development ? "domains.localhost" : null);
 }
 
+/** The scopes every identity-provider sign-in asks for: an ID token, and the address in it. */
+const IDP_REQUIRED_SCOPES = ["openid", "email"];
+
+function idpSettings(env: RawEnv, development: boolean): IdpSettings | null {
+  const issuer = str(env, "IDP_ISSUER");
+  const clientId = str(env, "IDP_CLIENT_ID");
+  const clientSecret = str(env, "IDP_CLIENT_SECRET");
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return null;
+  }
+  const allowed = url.protocol === "https:" || (development && url.protocol === "http:");
+  if (!allowed || url.username || url.password || url.search || url.hash) return null;
+  const asked = (str(env, "IDP_SCOPES") ?? "profile").split(/\s+/).filter(Boolean);
+  const scopes = [...new Set([...IDP_REQUIRED_SCOPES, ...asked])].join(" ");
+  return { issuer, clientId, clientSecret, scopes, name: str(env, "IDP_NAME") ?? url.host };
+}
+
 const cache = new WeakMap<object, Config>();
 
 export function config(env: object): Config {
@@ -267,6 +306,7 @@ export function config(env: object): Config {
     mailHttp: str(raw, "MAIL_HTTP_URL") === undefined ? null : { url: str(raw, "MAIL_HTTP_URL")!, token: str(raw, "MAIL_HTTP_TOKEN") ?? null },
     blobMimeAllowlist: new Set((str(raw, "BLOB_MIME_ALLOWLIST") ?? BLOB_MIME_DEFAULT).split(",").map((m) => m.trim().toLowerCase()).filter(Boolean)),
     customDomainsTarget: customDomainsTarget(raw, development),
+    idp: idpSettings(raw, development),
   };
   cache.set(env, built);
   return built;

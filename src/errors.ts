@@ -139,6 +139,9 @@ export const catalogue = {
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),
+  idp_state_invalid: entry(400, "The identity provider sent back a sign-in this browser did not start here: its state is missing, unknown, expired, already used, or from another browser.", "Start again from the sign-in page; an attempt lasts ten minutes and works once."),
+  idp_access_denied: entry(403, "The sign-in was declined at the identity provider.", "Sign in again and allow the relay, or use the emailed link."),
+  idp_token_invalid: entry(401, "The identity provider's answer did not hold: the code was refused, or the ID token failed a check (issuer, audience, nonce, expiry or signature).", "Start again from the sign-in page; if it keeps failing, tell the relay's operator."),
   internal_error: entry(500, "The relay failed on its side; nothing you sent caused it.", "Try again shortly; if it persists, file feedback with the request's time."),
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -154,7 +157,6 @@ export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
   event_type_not_declared: "inbound hooks (declared event types)",
   schema_violation: "inbound hooks (event payloads)",
   community_publish_disabled: "the community gallery",
-  email_not_verified: "the community gallery (publishing)",
   not_a_reviewer: "the community gallery (operator review)",
   schema_incompatible_upgrade: "the community gallery (template upgrades)",
   participant_token_invalid: "participant tokens",

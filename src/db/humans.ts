@@ -37,11 +37,23 @@ export async function consumeMagicLink(env: Env, token: string): Promise<{ human
     .returning();
   const link = spent[0];
   if (!link) return null;
-  await d.insert(humans).values({ id: newId("h"), email: link.email, createdAt: now, emailVerifiedAt: now })
+  return { human: await humanOfVerifiedEmail(env, link.email), returnTo: link.returnTo };
+}
+
+/**
+ * The human who owns `email`, proven just now (a spent magic link, or an identity
+ * provider's verified address): created on first sign-in, and marked verified if it was
+ * not yet. Every way of signing in goes through here, so one address is one human.
+ */
+export async function humanOfVerifiedEmail(env: Env, email: string): Promise<HumanRow> {
+  const d = db(env);
+  const now = nowIso();
+  const address = normaliseEmail(email);
+  await d.insert(humans).values({ id: newId("h"), email: address, createdAt: now, emailVerifiedAt: now })
     .onConflictDoNothing({ target: humans.email });
-  const human = (await d.select().from(humans).where(eq(humans.email, link.email)).limit(1))[0];
+  const human = (await d.select().from(humans).where(eq(humans.email, address)).limit(1))[0];
   if (!human.emailVerifiedAt) await d.update(humans).set({ emailVerifiedAt: now }).where(eq(humans.id, human.id));
-  return { human, returnTo: link.returnTo };
+  return human;
 }
 
 export async function createSession(env: Env, humanId: string): Promise<{ token: string; expiresAt: string }> {

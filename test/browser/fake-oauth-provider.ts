@@ -5,8 +5,8 @@
 // answers invalid_grant for a spent, unknown or revoked one. Tokens live `expiresIn`
 // seconds and carry an `instance_url` beside them. It records every request it gets.
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { escapeAttribute, readBody, sendJson, serveOnLoopback } from "../support/http-parts";
 
 export interface FakeProviderOptions {
   clientId: string;
@@ -33,24 +33,6 @@ interface PendingCode {
   clientId: string;
   redirectUri: string;
   challenge: string;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
-  response.end(JSON.stringify(body));
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 export async function startFakeProvider(options: FakeProviderOptions): Promise<FakeProvider> {
@@ -128,30 +110,22 @@ export async function startFakeProvider(options: FakeProviderOptions): Promise<F
     sendJson(response, 400, { error: "unsupported_grant_type" });
   };
 
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    if (request.method === "GET" && url.pathname === "/authorize") {
+  const server = await serveOnLoopback({
+    "GET /authorize": (_request, response, url) => {
       authorizations.push(Object.fromEntries(url.searchParams));
       consentPage(response, url.searchParams);
-    } else if (request.method === "GET" && url.pathname === "/consent") {
-      consent(response, url.searchParams);
-    } else if (request.method === "POST" && url.pathname === "/token") {
-      token(request, response).catch(() => sendJson(response, 500, { error: "server_error" }));
-    } else {
-      response.writeHead(404);
-      response.end();
-    }
+    },
+    "GET /consent": (_request, response, url) => consent(response, url.searchParams),
+    "POST /token": token,
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     authorizations,
     tokenRequests,
     currentRefreshToken: () => lastRefresh,
     revoke: (refreshToken) => {
       liveRefreshTokens.delete(refreshToken);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: server.close,
   };
 }

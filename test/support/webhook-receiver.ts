@@ -9,9 +9,7 @@
  * - `GET /log/<inbox>` answers the recorded requests as JSON, oldest first.
  * It only ever listens on loopback and stops with the run.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-
+import { readBody, serveOnLoopback, type StandInServer } from "./http-parts";
 import type { ReceivedRequest } from "./webhook-receiver-types";
 
 interface Behaviour {
@@ -21,20 +19,10 @@ interface Behaviour {
   location?: string;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-export async function startWebhookReceiver(): Promise<{ origin: string; close(): Promise<void> }> {
+export async function startWebhookReceiver(): Promise<StandInServer> {
   const inboxes = new Map<string, ReceivedRequest[]>();
   const behaviours = new Map<string, Behaviour>();
-  const server: Server = createServer(async (request, response) => {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  return serveOnLoopback({}, async (request, response, url) => {
     const [, verb, inbox] = url.pathname.split("/");
     const body = await readBody(request);
     if (verb === "log" && inbox) {
@@ -69,13 +57,4 @@ export async function startWebhookReceiver(): Promise<{ origin: string; close():
     }
     response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
 }

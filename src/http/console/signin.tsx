@@ -2,7 +2,8 @@
  * Sign-in pages: a person types an email address, the relay mails a single-use link
  * (sendMagicLink, the same path as POST /v1/auth/request-link) and the "check your mail"
  * page says what happens next. `return_to` rides along so a person sent here from
- * /device lands back there once the link sets the session cookie.
+ * /device lands back there once the link sets the session cookie. When the operator
+ * configured an identity provider, a "Sign in with <name>" button comes first.
  */
 import * as z from "zod";
 import { config } from "../../config";
@@ -17,6 +18,12 @@ const emailSchema = z.email().max(254);
 
 const errors: Record<string, string> = {
   link_invalid: "That sign-in link cannot be used: links work once, for 15 minutes. Ask for a new one below.",
+  // The identity provider's way back (src/http/v1/idp-auth.ts): each a catalogue code.
+  idp_state_invalid: "That sign-in did not start in this browser, took longer than ten minutes, or was already used. Start again below. (idp_state_invalid)",
+  idp_access_denied: "The sign-in was declined at the identity provider. Try again, or use an emailed link. (idp_access_denied)",
+  idp_token_invalid: "The identity provider's answer could not be trusted, so you are not signed in. Try again, or use an emailed link. (idp_token_invalid)",
+  email_not_verified: "The identity provider did not confirm your email address. Use an emailed link instead. (email_not_verified)",
+  auth_provider_unavailable: "The identity provider is not available right now. Use an emailed link instead. (auth_provider_unavailable)",
 };
 
 const flashes: Record<string, string> = {
@@ -27,11 +34,21 @@ function returnToOf(c: AppContext, value: string | null | undefined): string | n
   return safeReturnTo(value, config(c.env).apiOrigin);
 }
 
-function SignInForm({ returnTo, email, error }: { returnTo: string | null; email: string; error: string | null }) {
+/** "Sign in with <name>" when the operator configured an identity provider (GET /v1/auth/idp). */
+function ProviderButton({ name, returnTo }: { name: string; returnTo: string | null }) {
+  const href = returnTo ? `/v1/auth/idp?return_to=${encodeURIComponent(returnTo)}` : "/v1/auth/idp";
+  return (
+    <p><a class="button primary" id="idp-sign-in" href={href}>Sign in with {name}</a></p>
+  );
+}
+
+function SignInForm({ c, returnTo, email, error }: { c: AppContext; returnTo: string | null; email: string; error: string | null }) {
+  const provider = config(c.env).idp;
   return (
     <>
       <Alert text={error} />
-      <p>We email you a link that signs you in. No password needed.</p>
+      {provider ? <ProviderButton name={provider.name} returnTo={returnTo} /> : null}
+      <p>{provider ? "Or we email you a link that signs you in." : "We email you a link that signs you in."} No password needed.</p>
       <form method="post" action="/signin">
         <div class="field">
           <label for="email">Email address</label>
@@ -77,7 +94,7 @@ async function showSignIn(c: AppContext): Promise<Response> {
       {human ? (
         <p class="note">You are already signed in as <strong>{human.email}</strong>. <a href={returnTo ?? "/"}>Continue</a>, or sign in as someone else below.</p>
       ) : null}
-      <SignInForm returnTo={returnTo} email="" error={error} />
+      <SignInForm c={c} returnTo={returnTo} email="" error={error} />
     </>
   ));
 }
@@ -89,7 +106,7 @@ async function requestLink(c: AppContext): Promise<Response> {
   const email = (form.get("email") ?? "").trim();
   if (!emailSchema.safeParse(email).success) {
     return renderPage(c, 400, "Sign in", (
-      <SignInForm returnTo={returnTo} email={email} error="Enter a valid email address, like name@example.com." />
+      <SignInForm c={c} returnTo={returnTo} email={email} error="Enter a valid email address, like name@example.com." />
     ));
   }
   await sendMagicLink(c, email, returnTo);

@@ -44,6 +44,12 @@ export function setSessionCookie(c: AppContext, token: string): void {
   });
 }
 
+/** Starts a login session for the human and sets its cookie: the last step of every way of signing in. */
+export async function signInAs(c: AppContext, humanId: string): Promise<void> {
+  const session = await createSession(c.env, humanId);
+  setSessionCookie(c, session.token);
+}
+
 export async function sendMagicLink(c: AppContext, email: string, returnTo: string | null): Promise<void> {
   const cfg = config(c.env);
   const token = await createMagicLink(c.env, email, returnTo);
@@ -74,8 +80,7 @@ export function humanAuthRoutes(app: Hono<AppEnv>): void {
   }, async (c, { query }) => {
     const spent = await consumeMagicLink(c.env, query.token);
     if (!spent) return c.redirect("/signin?error=link_invalid", 302);
-    const session = await createSession(c.env, spent.human.id);
-    setSessionCookie(c, session.token);
+    await signInAs(c, spent.human.id);
     return c.redirect(spent.returnTo ?? "/", 302);
   });
 
@@ -83,7 +88,7 @@ export function humanAuthRoutes(app: Hono<AppEnv>): void {
     method: "get", path: "/v1/auth/status", tag: "sign-in", auth: "none",
     summary: "Which sign-in methods this relay offers",
     responses: { 200: { description: "Methods", schema: z.object({ magic_link: z.boolean(), idp: z.boolean() }) } },
-  }, (c) => c.json({ magic_link: true, idp: false }));
+  }, (c) => c.json({ magic_link: true, idp: config(c.env).idp !== null }));
 
   defineRoute(app, {
     method: "post", path: "/v1/auth/logout", tag: "sign-in", auth: "none",
