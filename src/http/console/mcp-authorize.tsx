@@ -68,7 +68,17 @@ function AgentChoice({ agents }: { agents: AgentRow[] }) {
   );
 }
 
+/** RFC 6749 §3.1: a parameter sent twice makes the request ambiguous (which client? which redirect?); the library reads the first. `resource` may repeat (the library refuses that itself, RFC 8707). */
+function assertNoRepeats(query: URLSearchParams): void {
+  for (const name of new Set(query.keys())) {
+    if (name !== "resource" && query.getAll(name).length > 1) {
+      throw new RelayError("oauth_request_invalid", `The authorization request names ${name.slice(0, 40)} more than once.`, { field: name.slice(0, 40) });
+    }
+  }
+}
+
 async function showRequest(c: AppContext): Promise<Response> {
+  assertNoRepeats(new URL(c.req.url).searchParams);
   const helpers = oauthHelpers(c.env);
   let request: AuthRequest;
   try {

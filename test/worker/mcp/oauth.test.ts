@@ -193,6 +193,46 @@ describe("MCP OAuth authorization server", () => {
     await expectError(await mcpPost(LIST, { key: "nobody:nothing:nothing" }), 401, "oauth_token_invalid");
   });
 
+  it("answers every malformed request with a 4xx, never a 500, and changes nothing", async () => {
+    const human = await signIn();
+    const agent = await claimedAgent(human, "bad input");
+    const client = await registerClient();
+    const challenge = { code_challenge: "x".repeat(43), code_challenge_method: "S256" };
+    const keysBefore = await count("agent_keys", "agent_id = ?1", agent.agent_id);
+    const pages = [
+      "/oauth/authorize", "/oauth/authorize?client_id=nobody", `/oauth/authorize?client_id=${client.client_id}`,
+      authorizePath({ client_id: "nobody" }, challenge), authorizePath(client, { ...challenge, redirect_uri: "not a url" }),
+      authorizePath(client, { ...challenge, response_type: "token" }), authorizePath(client, { ...challenge, resource: "http://elsewhere.example/mcp" }),
+      authorizePath(client, { ...challenge, resource: "%%%" }), `${authorizePath(client, challenge)}&client_id=second`,
+    ];
+    for (const path of pages) {
+      const res = await call(path, { session: human.session });
+      await res.arrayBuffer();
+      expect(res.status, path).toBeGreaterThanOrEqual(300);
+      expect(res.status, path).toBeLessThan(500);
+    }
+    const page = await openApproval(human, authorizePath(client, challenge));
+    const forms: Record<string, string>[] = [{ decision: "approve" }, { decision: "maybe", agent_id: agent.agent_id }, { decision: "approve", agent_id: agent.agent_id, handle: "forged" }, { decision: "deny", handle: "" }];
+    for (const fields of forms) {
+      const res = await decide(human, page, fields);
+      await res.arrayBuffer();
+      expect(res.status, JSON.stringify(fields)).toBe(400);
+    }
+    const noCookie = await decide(human, { ...page, consentCookie: "" }, { decision: "approve", agent_id: agent.agent_id });
+    expect(noCookie.status).toBe(400);
+    expect(await count("agent_keys", "agent_id = ?1", agent.agent_id)).toBe(keysBefore);
+    const tokenBodies: Record<string, string>[] = [{}, { grant_type: "authorization_code" }, { grant_type: "password", username: "a" }, { grant_type: "refresh_token", refresh_token: "a:b:c", client_id: client.client_id }, { token: "whatever" }];
+    for (const fields of tokenBodies) {
+      const res = await tokenRequest(fields);
+      await res.arrayBuffer();
+      expect(res.status, JSON.stringify(fields)).toBeGreaterThanOrEqual(400);
+      expect(res.status, JSON.stringify(fields)).toBeLessThan(500);
+    }
+    const jsonToken = await call("/oauth/token", { method: "POST", json: { grant_type: "authorization_code" } });
+    expect(jsonToken.status).toBe(400);
+    await expectError(await call("/oauth/token"), 405, "method_not_allowed");
+  });
+
   it("re-approving the same client replaces its grant and retires the old grant's key", async () => {
     const human = await signIn();
     const agent = await claimedAgent(human, "again");
