@@ -22,7 +22,7 @@ import type { EffectKind } from "../../src/rules/match";
 import {
   attempt, failureOf, readSocketUpgrade, settle, socketRefused, staleAccess, SOCKET_PROTOCOL,
   type AppStoreApi, type AppStoreUsage, type BatchCreateInput, type BatchItem, type CallContext, type CloseReason, type DeletedRowView,
-  type FeedPage, type HookWriteCall, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
+  type FeedPage, type HookWriteCall, type PortablePage, type PortableRow, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
 } from "./contract";
 import { migrate, readMeta, readUsage } from "./schema";
 import { Rows, type WriteContext } from "./rows";
@@ -34,6 +34,7 @@ import { Watchers } from "./watchers";
 import { Withdrawals } from "./withdrawals";
 import { batchSuppression, EagerFlush, flushOutbox, outboxEntries, outboxPending, settleOutbox, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
 import { DueWork } from "./alarms";
+import { exportPage } from "./portable";
 import { compileManifest, Manifests } from "./manifests";
 
 const ROWS_TABLE = "_svc_rows";
@@ -297,13 +298,37 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     });
   }
 
+  // ---- export and import (src/apps/archive) ----
+
+  private requireOwnerOrAgent(call: CallContext, what: string): void {
+    if (!isOwnerOrAgent(call.principal)) throw new RelayError("forbidden", `Only the app's owner or its agent may ${what}.`);
+  }
+
+  async exportRows(call: CallContext, after: number, limit: number): Promise<Outcome<PortablePage>> {
+    return attempt(async () => {
+      this.requireOwnerOrAgent(call, "export its rows");
+      await this.open(call);
+      return exportPage(this.ctx.storage.sql, after, limit);
+    });
+  }
+
+  async importRows(call: CallContext, rows: PortableRow[]): Promise<Outcome<{ count: number }>> {
+    return attempt(async () => {
+      this.requireOwnerOrAgent(call, "import rows");
+      const store = await this.rows(call);
+      const now = new Date().toISOString();
+      return this.write((feed) => {
+        for (const row of rows) store.place(row, now, feed);
+        return { count: rows.length };
+      });
+    });
+  }
+
   // ---- retention ----
 
   /** The manifest and collection a retention call names, for the owner or its agent only. */
   private async retentionTarget(call: CallContext, collection: string): Promise<CompiledManifest> {
-    if (!isOwnerOrAgent(call.principal)) {
-      throw new RelayError("forbidden", "Only the app's owner or its agent may read or change retention.");
-    }
+    this.requireOwnerOrAgent(call, "read or change retention");
     const manifest = await this.open(call);
     declaredCollection(manifest, collection);
     return manifest;

@@ -196,6 +196,27 @@ export interface AppStoreUsage {
   storageBytes: number;
 }
 
+/**
+ * A live row as an app export carries it (src/apps/archive): its collection, key, data,
+ * version and stamps exactly as stored. An import writes it back as it was, stamps included.
+ */
+export interface PortableRow {
+  collection: string;
+  key: string;
+  data: JsonValue;
+  version: number;
+  creator: Author;
+  editor: Author;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One page of an export's rows, in storage order; `next_after` resumes after the last (null: done). */
+export interface PortablePage {
+  rows: PortableRow[];
+  next_after: number | null;
+}
+
 // ---- feed sockets ----
 
 /** The subprotocol the relay answers a feed socket with; never one that carries a credential. */
@@ -381,6 +402,10 @@ export interface AppStoreApi {
   /** Starter rows of a new app (`input_data`), all in one transaction: every row or none. */
   seed(call: CallContext, rows: Record<string, { key?: string; data: unknown }[]>): Promise<Outcome<{ count: number }>>;
   usage(): Promise<AppStoreUsage>;
+  /** Export (owner or agent only): live rows of every collection after `after` in storage order, at most `limit`. */
+  exportRows(call: CallContext, after: number, limit: number): Promise<Outcome<PortablePage>>;
+  /** Import (owner or agent only): rows written back with their keys, versions and stamps, all in one transaction; no effects. */
+  importRows(call: CallContext, rows: PortableRow[]): Promise<Outcome<{ count: number }>>;
   /**
    * The effect consumer's side of the outbox (outbox.ts): the entries its queue pointers
    * name that are still unsettled, and settling them once their work is recorded in D1.

@@ -11,7 +11,7 @@ import { RelayError } from "../../src/errors";
 import { anonBudgetExceeded, authorize, authorOf, machineAuthor, refusals, sameJson, type Author, type Principal } from "../../src/permissions";
 import { declaredCollection, validateRow, type CompiledCollection, type CompiledManifest } from "../../src/manifest";
 import type { Change, EffectKind } from "../../src/rules/match";
-import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type RowPage, type RowView } from "./contract";
+import { MAX_DATA_DEPTH, nestsDeeperThan, type Challenge, type DeletedRowView, type PortableRow, type RowPage, type RowView } from "./contract";
 import { afterCursorSql, compactParams, cursorValues, encodeCursor, filterSql, fragment, orderSql, resolveSort, takePage, whereSql } from "./query";
 import { appendFeed, type HeldEntry } from "./feed";
 import { readMeta, readUsage } from "./schema";
@@ -364,19 +364,42 @@ export class Rows {
   seed(collection: string, input: { key?: string; data: unknown }, now: string, feed: HeldEntry[]): void {
     const col = this.collection(collection);
     if (input.key !== undefined) checkKey(input.key);
-    const key = input.key ?? mintKey();
-    if (this.find(collection, key)) throw new RelayError("conflict", `Two starter rows of "${collection}" share the key "${key}".`, { key });
-    const data = this.applyServerSet(col, input.data, null);
-    const text = this.checkData(col, data);
-    this.checkQuota(byteLength(text), 1);
-    this.claimUnique(col, key, data);
     const stamp = machineAuthor("system", "seed");
+    const data = this.applyServerSet(col, input.data, null);
+    this.insertAsIs(col, { key: input.key ?? mintKey(), data, version: 1, creator: stamp, editor: stamp, createdAt: now, updatedAt: now }, now, feed, "Two starter rows");
+  }
+
+  /**
+   * A row carried over by an app import: its key, data, version and stamps as they were
+   * exported. No serverSet step (the data already holds those values) and no effects;
+   * schema, size, quota and unique are checked like any write.
+   */
+  place(row: PortableRow, now: string, feed: HeldEntry[]): void {
+    const col = this.collection(row.collection);
+    checkKey(row.key);
+    if (!Number.isSafeInteger(row.version) || row.version < 1) {
+      throw new RelayError("invalid_request", `Row "${row.key}" of "${row.collection}" has version ${String(row.version)}; versions are whole numbers from 1.`, { key: row.key });
+    }
+    this.insertAsIs(col, { key: row.key, data: row.data, version: row.version, creator: row.creator, editor: row.editor, createdAt: row.created_at, updatedAt: row.updated_at }, now, feed, "Two imported rows");
+  }
+
+  /** Inserts a row with the version and stamps given (starter and imported rows), and its create entry in the feed. */
+  private insertAsIs(
+    col: CompiledCollection,
+    row: { key: string; data: unknown; version: number; creator: Author; editor: Author; createdAt: string; updatedAt: string },
+    now: string, feed: HeldEntry[], clash: string,
+  ): void {
+    const collection = col.name;
+    if (this.find(collection, row.key)) throw new RelayError("conflict", `${clash} of "${collection}" share the key "${row.key}".`, { key: row.key });
+    const text = this.checkData(col, row.data);
+    this.checkQuota(byteLength(text), 1);
+    this.claimUnique(col, row.key, row.data);
     this.sql.exec(
       `INSERT INTO _svc_rows (collection, key, data, version, bytes, creator_kind, creator_id, editor_kind, editor_id, created_at, updated_at)
-       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
-      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, now, now,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      collection, row.key, text, row.version, byteLength(text), row.creator.kind, row.creator.id, row.editor.kind, row.editor.id, row.createdAt, row.updatedAt,
     );
-    feed.push(appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: now }));
+    feed.push(appendFeed(this.sql, { op: "create", collection, key: row.key, version: row.version, data: text, author: row.editor, ts: now }));
   }
 
   // ---- checks ----
