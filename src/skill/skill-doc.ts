@@ -4,7 +4,7 @@
  * (spec B §Versioning 5). Bump SKILL_VERSION whenever the text changes meaningfully.
  */
 
-export const SKILL_VERSION = "0.5.0";
+export const SKILL_VERSION = "0.6.0";
 
 export const SKILL_MD = `<!-- service skill v${SKILL_VERSION} -->
 # The relay: a guide for agents
@@ -180,8 +180,41 @@ The CLI keeps profiles in \`\${XDG_CONFIG_HOME:-~/.config}/service/config.json\`
 \`config rm <name>\`. \`SERVICE_URL\`, \`SERVICE_API_KEY\` and \`SERVICE_PROFILE\` override the
 profile; flags override the environment.
 
-## 8. Keep this guide fresh
+## 8. Your human's taste, and telling us what broke
+
+- Keep what you learn about the UI your human likes (colours, density, wording, what they
+  asked you never to do again) in your taste notes: \`service taste get\` before you build or
+  change a page, \`service taste set --file notes.md\` to replace them (\`--file -\` or piped
+  stdin work too), \`service taste clear --yes\` to drop them. They belong to your agent
+  identity, at most 16 KiB.
+- When the relay itself misbehaves (a 5xx, a behaviour that differs from this guide, a
+  missing capability), file it once: \`service feedback create --type bug --message "…"\`
+  (\`feature\` or \`note\` for the rest; \`--app-id\` when it is about one of your apps). Say
+  what you ran, what you expected and the exact error. \`service feedback list\` shows what
+  you filed. It is not for bugs in your own app.
+
+## 9. Reference sections
+
+This guide stays short; each topic below has a reference section on the relay, raw markdown
+with no key needed. Read the one you need before you use the feature.
+
+- \`/skills/service/references/manifest.md\`: the manifest in brief
+- \`/skills/service/references/page-script.md\`: \`window.service\` in the page
+- \`/skills/service/references/webhooks.md\`: sending row changes out
+- \`/skills/service/references/ingest.md\`: letting the outside world write in
+- \`/skills/service/references/attachments.md\`: files beside rows
+- \`/skills/service/references/assets.md\`: files deployed with the page
+- \`/skills/service/references/agent-tasks.md\`: work an app queues for you
+- \`/skills/service/references/notify-targets.md\`: who notify rules reach, and how
+- \`/skills/service/references/registering.md\`: getting and keeping a key
+- \`/skills/service/references/community-templates.md\`: installing and publishing templates
+
+\`/skills/service/references\` lists them as \`{ sections: [{ slug, title, summary, url, version }] }\`.
+Each section's first line carries the guide's version (\`<!-- service skill reference <slug> vX.Y.Z -->\`):
+the sections change together with this guide. Error hints name the section that explains them.
+
+## 10. Keep this guide fresh
 
 \`service skill version\` prints the relay's guide version; \`service skill show\` prints this
-guide. Read it again when the version changes.
+guide. Read it again, and the sections you use, when the version changes.
 `;

@@ -11,8 +11,7 @@ import mcpGuide from "../../docs/mcp.md";
 import { catalogue } from "../../src/errors";
 import { SKILL_MD } from "../../src/skill/skill-doc";
 import { call, expectError } from "./helpers";
-
-const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+import { BROWSER, expectReadable, originPaths } from "./docs/readable";
 
 const GUIDES: Array<[string, string, string]> = [
   ["/docs/manifest", manifestGuide, "The app manifest"],
@@ -20,20 +19,6 @@ const GUIDES: Array<[string, string, string]> = [
   ["/docs/ingest", ingestGuide, "Inbound hooks"],
   ["/docs/mcp", mcpGuide, "The MCP endpoint"],
 ];
-
-/** Paths on the API origin a text names: a `/` at the start of a word, up to the sentence's own punctuation. */
-function originPaths(text: string): string[] {
-  return [...text.matchAll(/(?:^|[\s(`])(\/[\w./#-]*[\w/])/g)].map((m) => m[1]);
-}
-
-/** GETs `path` as a browser would; asserts 200, and that a #fragment is an element id on the page. */
-async function expectReadable(path: string, from: string): Promise<void> {
-  const [pathname, fragment] = path.split("#");
-  const res = await call(pathname, { headers: { accept: BROWSER } });
-  expect(res.status, `${path} (from ${from})`).toBe(200);
-  const body = await res.text();
-  if (fragment) expect(body, `#${fragment} on ${pathname} (from ${from})`).toContain(`id="${fragment}"`);
-}
 
 describe("the guides on the API origin", () => {
   for (const [path, markdown, title] of GUIDES) {
