@@ -17,6 +17,7 @@ import { findAppForOwner, listApps, type AppRow } from "../db/apps";
 import { appsJoinedBy, membershipOf, parseRoles } from "../db/members";
 import { nowIso } from "../auth/tokens";
 import { viewSummary } from "../apps/views";
+import { upgradePreview } from "../community/upgrade";
 
 export interface Visible {
   app: AppRow;
@@ -112,41 +113,14 @@ export async function recordView(env: Env, humanId: string, appId: string): Prom
 
 // ---- template upgrade badge ----
 
-/**
- * The template an app was installed from and the newest version on offer. No app
- * carries template provenance yet (community templates are not built on this relay), so
- * every app answers "not from a template": no upgrade, no badge. When templates arrive,
- * this is the one function that learns to answer otherwise.
- */
-async function templateOffer(_env: Env, _app: AppRow): Promise<{ fromVersion: string; toVersion: string; changelog: string | null; snapshotId: string } | null> {
-  return null;
-}
-
+/** The upgrade preview of src/community/upgrade.ts, plus the owner's badge and dismissal. */
 export async function upgradeState(env: Env, humanId: string, app: AppRow) {
-  const [offer, dismissal] = await Promise.all([
-    templateOffer(env, app),
+  const [preview, dismissal] = await Promise.all([
+    upgradePreview(env, app),
     db(env).select().from(upgradeDismissals).where(and(eq(upgradeDismissals.humanId, humanId), eq(upgradeDismissals.appId, app.id))).limit(1),
   ]);
   const dismissed = dismissal[0]?.version ?? null;
-  return {
-    app_id: app.id,
-    template: null as string | null,
-    available: offer !== null,
-    from_version: offer?.fromVersion ?? null,
-    to_version: offer?.toVersion ?? null,
-    changelog: offer?.changelog ?? null,
-    snapshot_id: offer?.snapshotId ?? null,
-    compat: null as "clean" | "forced" | "incompatible" | null,
-    breaks: [] as Array<{ path: string; message: string }>,
-    disclosure_breaks: [] as Array<{ path: string; message: string }>,
-    permissions: { external_hosts: [] as string[], embeds: [] as string[], capabilities: [] as string[], cdn: false, offline: false, webhook_rules: [] as string[], is_empty: true },
-    permission_lines: [] as string[],
-    blocked: false,
-    blocked_reason: null as "incompatible" | null,
-    revert_available: false,
-    badge: offer !== null && offer.toVersion !== dismissed,
-    dismissed_version: dismissed,
-  };
+  return { app_id: app.id, ...preview, badge: preview.available && preview.to_version !== dismissed, dismissed_version: dismissed };
 }
 
 /**
@@ -154,7 +128,7 @@ export async function upgradeState(env: Env, humanId: string, app: AppRow) {
  * 409 `conflict` when nothing is on offer and no version is named.
  */
 export async function dismissUpgrade(env: Env, humanId: string, app: AppRow, version: string | undefined) {
-  const chosen = version ?? (await templateOffer(env, app))?.toVersion;
+  const chosen = version ?? (await upgradePreview(env, app)).to_version;
   if (!chosen) throw new RelayError("conflict", "No template upgrade is on offer for this app; name the version to dismiss.", { field: "version" });
   const now = nowIso();
   await db(env).insert(upgradeDismissals).values({ humanId, appId: app.id, version: chosen, dismissedAt: now })

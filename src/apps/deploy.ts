@@ -76,7 +76,7 @@ function checkDocument(html: string, cfg: Config): Uint8Array {
  * live version's. `slug`, when known, lets the compiler refuse the app's own origin in
  * externalHosts and embeds.
  */
-function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
+export function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
   const appOrigin = slug === undefined ? undefined : appUrl(cfg, slug).replace(/\/$/, "");
   // `antiAbuse` only where the relay can run the challenge (WIRE §5.2). Checked when a
   // manifest is deployed, not when a deployed one is loaded again, so an operator who

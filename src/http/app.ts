@@ -14,7 +14,6 @@ import { registerRoutes } from "./v1/register";
 import { deviceRoutes } from "./v1/device";
 import { agentRoutes } from "./v1/agents";
 import { humanAuthRoutes } from "./v1/human-auth";
-import { idpAuthRoutes } from "./v1/idp-auth";
 import { selfRoutes } from "./v1/self";
 import { selfAppRoutes } from "./v1/self-apps";
 import { selfAccountRoutes } from "./v1/self-account";
@@ -44,6 +43,7 @@ import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
 import { tasteRoutes } from "./v1/taste";
 import { feedbackRoutes } from "./v1/feedback";
+import { communityUseRoutes } from "./v1/community-use";
 import { consoleRoutes } from "./console/routes";
 import { mcpRoutes } from "../mcp/endpoint";
 
@@ -71,7 +71,6 @@ export function buildApp(): Hono<AppEnv> {
   deviceRoutes(app);
   agentRoutes(app);
   humanAuthRoutes(app);
-  idpAuthRoutes(app);
   selfRoutes(app);
   selfAppRoutes(app); // /v1/self/apps/recent and /deleted before /v1/self/apps/:appId/*
   selfAccountRoutes(app);
@@ -96,6 +95,7 @@ export function buildApp(): Hono<AppEnv> {
   appTokenRoutes(app);
   tasteRoutes(app);
   feedbackRoutes(app);
+  communityUseRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);
   devCronRoutes(app);

@@ -20,8 +20,28 @@ export interface CompatResult {
   breaks: CompatBreak[];
 }
 
+/** The gate's breaks in two kinds: rows left without a home, and more shown than before. */
+export interface CompatParts {
+  /** Live rows the new manifest would strand (never overridable by a template upgrade). */
+  strandings: CompatBreak[];
+  /** Disclosure widened: reach, capabilities, hosts, webhook targets, routes. */
+  widenings: CompatBreak[];
+}
+
 export function compatGate(previous: CompiledManifest, next: CompiledManifest): CompatResult {
-  const breaks: CompatBreak[] = [];
+  return { breaks: gate(previous, next).map(({ path, message }) => ({ path, message })) };
+}
+
+/** The same breaks as `compatGate`, sorted into strandings and widenings (template upgrades treat them differently). */
+export function compatParts(previous: CompiledManifest, next: CompiledManifest): CompatParts {
+  const all = gate(previous, next);
+  const strip = ({ path, message }: CompatBreak) => ({ path, message });
+  return { strandings: all.filter((b) => b.strands).map(strip), widenings: all.filter((b) => !b.strands).map(strip) };
+}
+
+function gate(previous: CompiledManifest, next: CompiledManifest): (CompatBreak & { strands: boolean })[] {
+  const breaks: (CompatBreak & { strands: boolean })[] = [];
+  const push = (strands: boolean, ...found: CompatBreak[]) => breaks.push(...found.map((b) => ({ ...b, strands })));
   const cRoot = at(ROOT, "collections");
   const roleNames = [...new Set([...Object.keys(previous.roles), ...Object.keys(next.roles)])];
 
@@ -29,37 +49,37 @@ export function compatGate(previous: CompiledManifest, next: CompiledManifest): 
     const cPath = at(cRoot, name);
     const cur = next.collections[name];
     if (!cur) {
-      breaks.push({ path: cPath, message: `collection "${name}" was removed; its rows would be stranded` });
+      push(true, { path: cPath, message: `collection "${name}" was removed; its rows would be stranded` });
       continue;
     }
-    breaks.push(...strandings(prev, cur, cPath));
-    breaks.push(...widenedReach("read", prev.permissions.read, cur.permissions.read, previous, next, roleNames, at(cPath, "read"), name));
+    push(true, ...strandings(prev, cur, cPath));
+    push(false, ...widenedReach("read", prev.permissions.read, cur.permissions.read, previous, next, roleNames, at(cPath, "read"), name));
     if (cur.permissions.countRead) {
-      breaks.push(...widenedReach("countRead", prev.permissions.countRead ?? [], cur.permissions.countRead, previous, next, roleNames, at(cPath, "countRead"), name));
+      push(false, ...widenedReach("countRead", prev.permissions.countRead ?? [], cur.permissions.countRead, previous, next, roleNames, at(cPath, "countRead"), name));
     }
   }
 
   const newOnly = (key: "capabilities", label: string) => {
     next[key].forEach((value, i) => {
-      if (!previous[key].includes(value)) breaks.push({ path: at(at(ROOT, key), i), message: `${label} "${value}" added` });
+      if (!previous[key].includes(value)) push(false, { path: at(at(ROOT, key), i), message: `${label} "${value}" added` });
     });
   };
   newOnly("capabilities", "capability");
-  if (next.cdn && !previous.cdn) breaks.push({ path: at(ROOT, "cdn"), message: "cdn turned on: the page may load scripts and styles from any https origin" });
+  if (next.cdn && !previous.cdn) push(false, { path: at(ROOT, "cdn"), message: "cdn turned on: the page may load scripts and styles from any https origin" });
 
   for (const key of ["externalHosts", "embeds", "embedAncestors"] as const) {
     next[key].forEach((origin, i) => {
-      if (!originCovered(origin, previous[key])) breaks.push({ path: at(at(ROOT, key), i), message: `new origin ${origin} in ${key}` });
+      if (!originCovered(origin, previous[key])) push(false, { path: at(at(ROOT, key), i), message: `new origin ${origin} in ${key}` });
     });
   }
 
   const prevTargets = webhookTargets(previous);
   for (const t of webhookTargets(next)) {
-    if (!prevTargets.some((p) => p.target === t.target)) breaks.push({ path: t.path, message: `new webhook target ${t.target}` });
+    if (!prevTargets.some((p) => p.target === t.target)) push(false, { path: t.path, message: `new webhook target ${t.target}` });
   }
 
-  breaks.push(...routeBreaks(previous, next));
-  return { breaks };
+  push(false, ...routeBreaks(previous, next));
+  return breaks;
 }
 
 /** Ways a collection's new definition can refuse or hide rows that exist today. */

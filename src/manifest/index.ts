@@ -6,7 +6,7 @@
  */
 export { parseManifest, manifestObject, resolveLimits, manifestLimitsFrom } from "./parse";
 export { validateRow, rowValidator, validateInputData, type RowError, type RowValidation, type RowValidator, type InputRow } from "./schema";
-export { compatGate, type CompatBreak, type CompatResult } from "./compat";
+export { compatGate, compatParts, type CompatBreak, type CompatParts, type CompatResult } from "./compat";
 export { disclosure, type Disclosure } from "./disclosure";
 export { CAPABILITIES, originCovered } from "./origins";
 export { schemaTightenings } from "./schema-compat";

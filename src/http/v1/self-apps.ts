@@ -14,25 +14,26 @@ import { RelayError } from "../../errors";
 import { appSummary } from "../../apps/views";
 import { deletedApps, dismissUpgrade, myApps, recentApps, recordView, setFavorite, upgradeState, visibleApp } from "../../account/self-apps";
 import { errors, isoTime } from "./schemas";
+import { requireLive } from "./app-access";
+import { upgradeBody, upgradePreviewFields, upgradeRefusals, upgraded, reverted } from "./app-upgrade";
+import { applyUpgrade, revertUpgrade } from "../../community/upgrade";
+import type { DeployActor } from "../../apps/deploy";
+import type { AppRow } from "../../db/apps";
 
 const myApp = appSummary.extend({
   role: z.enum(["owner", "member"]), custom_roles: z.array(z.string()), favorite: z.boolean(), last_viewed_at: isoTime.nullable(),
 }).meta({ title: "MyApp" });
 const deletedApp = appSummary.extend({ favorite: z.boolean() }).meta({ title: "MyDeletedApp" });
-const breaks = z.array(z.object({ path: z.string(), message: z.string() }));
 const upgradeSchema = z.object({
-  app_id: z.string(), template: z.string().nullable(), available: z.boolean(), from_version: z.string().nullable(), to_version: z.string().nullable(),
-  changelog: z.string().nullable(), snapshot_id: z.string().nullable(), compat: z.enum(["clean", "forced", "incompatible"]).nullable(),
-  breaks, disclosure_breaks: breaks,
-  permissions: z.object({
-    external_hosts: z.array(z.string()), embeds: z.array(z.string()), capabilities: z.array(z.string()), cdn: z.boolean(), offline: z.boolean(),
-    webhook_rules: z.array(z.string()), is_empty: z.boolean(),
-  }),
-  permission_lines: z.array(z.string()), blocked: z.boolean(), blocked_reason: z.enum(["incompatible"]).nullable(), revert_available: z.boolean(),
-  badge: z.boolean(), dismissed_version: z.string().nullable(),
+  app_id: z.string(), ...upgradePreviewFields, badge: z.boolean(), dismissed_version: z.string().nullable(),
 }).meta({ title: "UpgradeState" });
 
 const appErrors = { ...errors(401, 403, 404), 410: { description: "soft_deleted: my app is in the trash" } };
+
+/** The owner acting through the console: the new version is recorded as made by the app's creating agent. */
+function ownerActor(app: AppRow): DeployActor {
+  return { agentId: app.createdByAgentId, ownerHumanId: app.ownerHumanId };
+}
 
 function humanId(c: AppContext): string {
   return c.get("human").humanId;
@@ -103,20 +104,23 @@ export function selfAppRoutes(app: Hono<AppEnv>): void {
     responses: { 200: { description: "Upgrade state", schema: upgradeSchema }, ...errors(400, 409), ...appErrors },
   }, async (c, { body }) => c.json(await dismissUpgrade(c.env, humanId(c), await ownedVisible(c), body.version)));
 
-  for (const [suffix, verb] of [["", "upgrade"], ["/revert", "revert"]] as const) {
-    defineRoute(app, {
-      method: "post", path: `/v1/self/apps/:appId/upgrade${suffix}`, tag: "account", auth: "human",
-      summary: verb === "upgrade"
-        ? "Upgrade my app in place to its template's newer version (an app not installed from a template has nothing to upgrade: 409 conflict)"
-        : "Return my app to the version before its last template upgrade (an app not installed from a template has nothing to revert: 409 conflict)",
-      body: z.strictObject({}), bodyOptional: true,
-      responses: { ...errors(400, 409), ...appErrors },
-    }, async (c) => {
-      const v = await visibleApp(c.env, humanId(c), c.req.param("appId")!);
-      // No app is installed from a template yet, so there is never anything to apply.
-      throw new RelayError("conflict", verb === "upgrade"
-        ? "This app was not installed from a template, so there is no template upgrade to apply."
-        : "This app was not installed from a template, so there is no template upgrade to revert.", { app_id: v.app.id, template: null });
-    });
-  }
+  defineRoute(app, {
+    method: "post", path: "/v1/self/apps/:appId/upgrade", tag: "account", auth: "human", bodyOptional: true,
+    summary: "Upgrade my app in place to its template's newest listed version (not installed from a template, nothing newer, a moved expect_version or unaccepted permissions: 409; stranded rows: 422)",
+    body: upgradeBody,
+    responses: { 200: { description: "Applied", schema: upgraded }, ...upgradeRefusals, ...appErrors },
+  }, async (c, { body }) => {
+    const target = await ownedVisible(c);
+    return c.json(await applyUpgrade(c.env, ownerActor(target), requireLive(target), body));
+  });
+
+  defineRoute(app, {
+    method: "post", path: "/v1/self/apps/:appId/upgrade/revert", tag: "account", auth: "human", bodyOptional: true,
+    summary: "Return my app to the version before its last template upgrade (nothing to revert: 409; stranded rows: 422)",
+    body: z.strictObject({}),
+    responses: { 200: { description: "Reverted", schema: reverted }, ...upgradeRefusals, ...appErrors },
+  }, async (c) => {
+    const target = await ownedVisible(c);
+    return c.json(await revertUpgrade(c.env, ownerActor(target), requireLive(target)));
+  });
 }

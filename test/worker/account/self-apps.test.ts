@@ -1,7 +1,7 @@
 // /v1/self/apps*: the apps I own or joined with role, favorite flag and last view; the
 // recently opened ones I can still see; my deleted ones; favorites on and off
-// (idempotent); views; the template-upgrade badge (real state: no app comes from a
-// template yet) and its dismissal. Apps I neither own nor joined are app_not_found, my
+// (idempotent); views; the template-upgrade badge (an app not installed from a
+// template has none) and its dismissal; upgrading is the owner's. Apps I neither own nor joined are app_not_found, my
 // own trashed app soft_deleted, and refusals change nothing.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -198,18 +198,17 @@ describe("template upgrade badge", () => {
 });
 
 describe("POST upgrade and upgrade/revert", () => {
-  it("owner and member → 409 conflict (not installed from a template); stranger → 404; trashed → 410", async () => {
+  it("owner → 409 conflict (not installed from a template); member → 403; stranger → 404; trashed → 410", async () => {
     const s = await setup();
     const friend = await member(s);
     const stranger = await signIn();
     for (const suffix of ["", "/revert"]) {
-      for (const who of [s.who.human, friend]) {
-        for (const ref of [s.app.app_id, s.app.slug]) {
-          const err = await expectError(await call(`/v1/self/apps/${ref}/upgrade${suffix}`, { method: "POST", session: who.session }), 409, "conflict");
-          expect(err.details).toEqual({ app_id: s.app.app_id, template: null });
-          expect(err.message).toMatch(/not installed from a template/);
-        }
+      for (const ref of [s.app.app_id, s.app.slug]) {
+        const err = await expectError(await call(`/v1/self/apps/${ref}/upgrade${suffix}`, { method: "POST", session: s.who.human.session }), 409, "conflict");
+        expect(err.details).toEqual({ app_id: s.app.app_id, template: null });
+        expect(err.message).toMatch(/not installed from a template/);
       }
+      await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { method: "POST", session: friend.session }), 403, "forbidden");
       await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { method: "POST", session: stranger.session }), 404, "app_not_found");
       await expectError(await call(`/v1/self/apps/app_nope/upgrade${suffix}`, { method: "POST", session: s.who.human.session }), 404, "app_not_found");
       await expectError(await call(`/v1/self/apps/${s.app.app_id}/upgrade${suffix}`, { method: "POST" }), 401, "unauthorized");
