@@ -9,10 +9,10 @@
  * exact redirect URI, PKCE S256) and keeps it server-side between the two requests, bound
  * to this browser; the form carries only its handle, the decision and the agent.
  */
-import { AuthorizationError, authorizationErrorRedirect, type AuthRequest, type ConsentDescription } from "@cloudflare/workers-oauth-provider";
+import type { AuthorizationError, AuthRequest, ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import { agentsOfHuman, mintKey, type AgentRow } from "../../db/agents";
 import { RelayError } from "../../errors";
-import { MCP_SCOPE, OAUTH_AUTHORIZE_PATH, oauthHelpers, type McpGrantMetadata, type McpGrantProps } from "../../mcp/oauth/authorization-server";
+import { MCP_SCOPE, OAUTH_AUTHORIZE_PATH, oauthHelpers, oauthLibrary, type McpGrantMetadata, type McpGrantProps } from "../../mcp/oauth/authorization-server";
 import { grantKeysOf, retireKeysOfEndedGrants } from "../../mcp/oauth/grant-keys";
 import type { AppContext, HumanCaller } from "../types";
 import { currentHuman, pageCsp, readForm, renderPage, toSignIn } from "./page";
@@ -33,9 +33,8 @@ function requestRefused(err: AuthorizationError): RelayError {
 }
 
 /** The client must prove possession with PKCE S256, whatever kind of client it registered as. */
-function assertPkce(request: AuthRequest): void {
-  if (request.codeChallenge && request.codeChallengeMethod === "S256") return;
-  throw new AuthorizationError("invalid_request", { description: "PKCE with code_challenge_method=S256 is required" });
+function hasPkce(request: AuthRequest): boolean {
+  return Boolean(request.codeChallenge) && request.codeChallengeMethod === "S256";
 }
 
 function ClientFacts({ details }: { details: ConsentDescription }) {
@@ -79,21 +78,17 @@ function assertNoRepeats(query: URLSearchParams): void {
 
 async function showRequest(c: AppContext): Promise<Response> {
   assertNoRepeats(new URL(c.req.url).searchParams);
-  const helpers = oauthHelpers(c.env);
+  const { AuthorizationError, authorizationErrorRedirect } = await oauthLibrary();
+  const helpers = await oauthHelpers(c.env);
   let request: AuthRequest;
   try {
     request = await helpers.parseAuthRequest(c.req.raw);
-    try {
-      assertPkce(request);
-    } catch (err) {
-      if (err instanceof AuthorizationError) return c.redirect(authorizationErrorRedirect(request, err.code, err.description), 302);
-      throw err;
-    }
   } catch (err) {
     if (!(err instanceof AuthorizationError)) throw err;
     if (err.redirectTo) return c.redirect(err.redirectTo, 302);
     throw requestRefused(err);
   }
+  if (!hasPkce(request)) return c.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
   const human = await currentHuman(c);
   const here = `${OAUTH_AUTHORIZE_PATH}?${new URL(c.req.url).searchParams.toString()}`;
   if (!human) return toSignIn(c, here);
@@ -132,7 +127,7 @@ function redirectWith(headers: Headers, location: string): Response {
 
 async function approve(c: AppContext, human: HumanCaller, handle: string, agentId: string | null): Promise<Response> {
   const agent = await chosenAgent(c.env, human, agentId);
-  const helpers = oauthHelpers(c.env);
+  const helpers = await oauthHelpers(c.env);
   const approved = await helpers.approveConsent(c.req.raw, handle, { scope: [MCP_SCOPE] });
   const replaced = await grantKeysOf(c.env, human.humanId, approved.request.clientId);
   const key = await mintKey(c.env, agent.id);
@@ -153,12 +148,12 @@ async function decide(c: AppContext): Promise<Response> {
   if (decision !== "approve" && decision !== "deny") throw new RelayError("invalid_request", "Choose Approve or Deny.", { field: "decision" });
   try {
     if (decision === "deny") {
-      const denied = await oauthHelpers(c.env).denyConsent(c.req.raw, handle);
+      const denied = await (await oauthHelpers(c.env)).denyConsent(c.req.raw, handle);
       return new Response(null, { status: 302, headers: denied.headers });
     }
     return await approve(c, human, handle, form.get("agent_id"));
   } catch (err) {
-    if (err instanceof AuthorizationError) throw requestRefused(err);
+    if (err instanceof (await oauthLibrary()).AuthorizationError) throw requestRefused(err);
     throw err;
   }
 }

@@ -13,7 +13,7 @@
  * more — and dies with it: pausing the agent, revoking or rotating its keys, or the client
  * revoking its own key through the `key` tool.
  */
-import { OAuthAuthorizationServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { OAuthAuthorizationServer, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { config } from "../../config";
 
 export const OAUTH_AUTHORIZE_PATH = "/oauth/authorize";
@@ -43,9 +43,18 @@ export function mcpResource(apiOrigin: string): string {
   return `${apiOrigin}/mcp`;
 }
 
+/**
+ * The library, loaded on first use: it imports `cloudflare:workers`, which only the Worker
+ * runtime has, and the route registry is also built in Node (docs/api.md is generated there).
+ */
+export function oauthLibrary() {
+  return import("@cloudflare/workers-oauth-provider");
+}
+
 /** Built per request from the settings (the issuer is the API origin, which differs per deployment); construction only checks options. */
-export function authorizationServer(env: Env): OAuthAuthorizationServer<Env> {
+export async function authorizationServer(env: Env): Promise<OAuthAuthorizationServer<Env>> {
   const { apiOrigin } = config(env);
+  const { OAuthAuthorizationServer } = await oauthLibrary();
   return new OAuthAuthorizationServer<Env>({
     issuer: apiOrigin,
     resources: [mcpResource(apiOrigin)],
@@ -56,12 +65,12 @@ export function authorizationServer(env: Env): OAuthAuthorizationServer<Env> {
   });
 }
 
-export function oauthHelpers(env: Env): OAuthHelpers {
-  return authorizationServer(env).getOAuthApi(env);
+export async function oauthHelpers(env: Env): Promise<OAuthHelpers> {
+  return (await authorizationServer(env)).getOAuthApi(env);
 }
 
 /** The agent key an OAuth access token stands for at `/mcp`, or null when the token is unknown, expired, revoked or for another audience. */
 export async function agentKeyOfAccessToken(env: Env, token: string): Promise<string | null> {
-  const validated = await authorizationServer(env).validateToken<McpGrantProps>(mcpResource(config(env).apiOrigin), token, env);
+  const validated = await (await authorizationServer(env)).validateToken<McpGrantProps>(mcpResource(config(env).apiOrigin), token, env);
   return validated?.props.agentKey ?? null;
 }

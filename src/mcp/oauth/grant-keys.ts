@@ -15,7 +15,7 @@ interface GrantKey {
 
 /** The keys of a person's live grants (all clients, or one). */
 export async function grantKeysOf(env: Env, humanId: string, clientId?: string): Promise<GrantKey[]> {
-  const helpers = oauthHelpers(env);
+  const helpers = await oauthHelpers(env);
   const found: GrantKey[] = [];
   let cursor: string | undefined;
   do {

@@ -22,7 +22,7 @@ async function toLibrary(c: AppContext): Promise<Response> {
   const body = hasBody ? await readBodyBytes(c, MAX_OAUTH_BODY_BYTES) : undefined;
   const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body });
   const revocation = body !== undefined && c.req.path === OAUTH_TOKEN_PATH ? await aroundRevocation(c.env, body) : null;
-  const response = await authorizationServer(c.env).fetch(request, c.env, c.executionCtx as unknown as ExecutionContext);
+  const response = await (await authorizationServer(c.env)).fetch(request, c.env, c.executionCtx as unknown as ExecutionContext);
   if (revocation && response.ok) await revocation.after();
   return response;
 }
