@@ -14,6 +14,7 @@ import { registerRoutes } from "./v1/register";
 import { deviceRoutes } from "./v1/device";
 import { agentRoutes } from "./v1/agents";
 import { humanAuthRoutes } from "./v1/human-auth";
+import { idpAuthRoutes } from "./v1/idp-auth";
 import { selfRoutes } from "./v1/self";
 import { selfAppRoutes } from "./v1/self-apps";
 import { selfAccountRoutes } from "./v1/self-account";
@@ -71,6 +72,7 @@ export function buildApp(): Hono<AppEnv> {
   deviceRoutes(app);
   agentRoutes(app);
   humanAuthRoutes(app);
+  idpAuthRoutes(app);
   selfRoutes(app);
   selfAppRoutes(app); // /v1/self/apps/recent and /deleted before /v1/self/apps/:appId/*
   selfAccountRoutes(app);
