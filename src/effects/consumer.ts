@@ -15,8 +15,8 @@
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
-import { deliveryForChange } from "./webhooks/fire";
-import { runDelivery } from "./webhooks/deliveries";
+import { deliveryForChange, firingApp, type FiringApp } from "./webhooks/fire";
+import { runDelivery, type DeliveryRow } from "./webhooks/deliveries";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
 import { recordTask } from "./tasks/record";
@@ -31,17 +31,20 @@ function retryLater(message: Message<unknown>): void {
 }
 
 /**
- * What one outbox entry asks for: the id of a webhook delivery to run, or nothing. A
- * change written while the app was in migration mode is treated as one its writer kept
- * quiet: each engine records it silent, as it does a batch import's.
+ * What one outbox entry asks for: a webhook delivery to run, or nothing. A change written
+ * while the app was in migration mode is treated as one its writer kept quiet: each engine
+ * records it silent, as it does a batch import's. `firing` is the app's one lookup for the
+ * batch.
  */
-async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryView, silent: (writtenAt: string) => boolean): Promise<string | null> {
+async function recordEntry(
+  env: Env, pointer: OutboxPointer, entry: OutboxEntryView, silent: (writtenAt: string) => boolean, firing: () => Promise<FiringApp>,
+): Promise<DeliveryRow | null> {
   const recorded = JSON.parse(entry.payload) as EffectChange;
   const change: EffectChange = silent(recorded.ts) ? { ...recorded, suppressed: true } : recorded;
   switch (entry.kind) {
     case "webhooks": {
-      const delivery = await deliveryForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
-      return delivery?.status === "pending" ? delivery.id : null;
+      const delivery = await deliveryForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change, firing);
+      return delivery?.status === "pending" ? delivery : null;
     }
     case "notify":
       await recordNotifications(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
@@ -56,8 +59,8 @@ async function recordEntry(env: Env, pointer: OutboxPointer, entry: OutboxEntryV
 }
 
 /** One app's pointers: read their entries in one call, record each, settle what was recorded. */
-async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<string[]> {
-  const deliveries: string[] = [];
+async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<DeliveryRow[]> {
+  const deliveries: DeliveryRow[] = [];
   let entries: Map<number, OutboxEntryView>;
   try {
     entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
@@ -77,6 +80,9 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   }
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
+  // The app and its live manifest, looked up once for the batch's webhook entries (and not at all without any).
+  let firing: Promise<FiringApp> | undefined;
+  const lookupOnce = () => (firing ??= firingApp(env, appId));
   // Each entry's record is its own (unique by the entry), so they are made side by side.
   await Promise.all(items.map(async ({ message, pointer }) => {
     const entry = entries.get(pointer.entry_id);
@@ -85,7 +91,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       return;
     }
     try {
-      const delivery = await recordEntry(env, pointer, entry, silent);
+      const delivery = await recordEntry(env, pointer, entry, silent, lookupOnce);
       if (delivery) deliveries.push(delivery);
       settled.push(entry.entry_id);
       recorded.push(message);
@@ -126,7 +132,7 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
   const fresh = (await Promise.all([...byApp].map(([appId, items]) => consumeOutbox(env, appId, items)))).flat();
   await Promise.all([
     // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue.
-    ...fresh.map((deliveryId) => runDelivery(env, deliveryId).catch((err) => console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err))),
+    ...fresh.map((delivery) => runDelivery(env, delivery).catch((err) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err))),
     ...attempts.map(async ({ message, deliveryId }) => {
       try {
         await runDelivery(env, deliveryId);

@@ -69,13 +69,14 @@ export async function createDelivery(env: Env, input: NewDelivery, now = Date.no
     failedWith = `the app's hourly webhook cap (${cap}) is reached`;
   }
   const at = new Date(now).toISOString();
-  await db(env).insert(webhookDeliveries).values({
+  const [created] = await db(env).insert(webhookDeliveries).values({
     id: newId("whd_"), appId: input.appId, source: input.source, ruleId: input.ruleId, collection: input.collection,
     rowKey: input.rowKey, op: input.op, feedSeq: input.feedSeq, url: input.url, connection: input.connection,
     payload: input.payload, status: failedWith === null ? "pending" : "failed", attempts: 0, error: failedWith,
     replayOfId: input.replayOfId ?? null, createdAt: at, nextAttemptAt: failedWith === null ? now : null,
-  }).onConflictDoNothing();
-  return (await deliveryBySource(env, input.appId, input.source))!;
+  }).onConflictDoNothing().returning();
+  // Nothing returned: another consumer holding the same pointer made it meanwhile.
+  return created ?? (await deliveryBySource(env, input.appId, input.source))!;
 }
 
 async function deliveryBySource(env: Env, appId: string, source: string): Promise<DeliveryRow | undefined> {
@@ -109,9 +110,11 @@ export function retryDelayMs(delays: readonly number[], attempt: number, random 
 /**
  * Takes one delivery a step: attempts it when due (and nobody else is), schedules the
  * next attempt's message when not. Safe to call any number of times for the same delivery.
+ * Given the row just read or written (a fresh delivery), it is not read again: the claim
+ * below only succeeds while the row is still as given.
  */
-export async function runDelivery(env: Env, deliveryId: string, now = Date.now()): Promise<void> {
-  const delivery = await deliveryById(env, deliveryId);
+export async function runDelivery(env: Env, deliveryOrId: string | DeliveryRow, now = Date.now()): Promise<void> {
+  const delivery = typeof deliveryOrId === "string" ? await deliveryById(env, deliveryOrId) : deliveryOrId;
   if (!delivery || delivery.status !== "pending" || delivery.nextAttemptAt === null) return;
   if (delivery.nextAttemptAt > now + DUE_SLACK_MS) {
     await scheduleNext(env, delivery, now);
@@ -119,7 +122,7 @@ export async function runDelivery(env: Env, deliveryId: string, now = Date.now()
   }
   const claimed = (await db(env).update(webhookDeliveries)
     .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date(now).toISOString(), nextAttemptAt: now + CLAIM_LEASE_MS, scheduledFor: null })
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
+    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
     .returning())[0];
   if (!claimed) return;
   await attempt(env, claimed, now);

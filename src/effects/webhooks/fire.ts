@@ -14,7 +14,7 @@ import { apps } from "../../db/apps-schema";
 import { liveManifest } from "../../apps/members";
 import { appStore } from "../../apps/store";
 import type { EffectChange, RowView } from "../../../durable-objects/app-store/contract";
-import type { WebhookRule } from "../../manifest";
+import type { CompiledManifest, WebhookRule } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
 import { createDelivery, type DeliveryRow } from "./deliveries";
 import { isRelativeTarget } from "../../manifest/origins";
@@ -64,17 +64,31 @@ export function journalUrl(target: Target, rule: TargetRule): string {
   return "url" in target ? target.url : rule.url ?? rule.urlFromSetting ?? "";
 }
 
-/**
- * Records the delivery one outbox entry asks for; null when nothing is to be sent (the
- * writer kept webhooks quiet, webhooks are off, the app or the rule is gone).
- */
-export async function deliveryForChange(env: Env, appId: string, source: string, ruleId: string, change: EffectChange): Promise<DeliveryRow | null> {
-  if (change.suppressed || !config(env).flags.WEBHOOKS_ENABLED) return null;
+/** An app that fires webhooks (active or dormant) with its live manifest; null when there is none. */
+export type FiringApp = { app: typeof apps.$inferSelect; manifest: CompiledManifest } | null;
+
+/** Looks up the app and its live manifest as the rules fire now. */
+export async function firingApp(env: Env, appId: string): Promise<FiringApp> {
   const app = (await db(env).select().from(apps).where(and(eq(apps.id, appId), inArray(apps.status, ["active", "dormant"]))).limit(1))[0];
   if (!app) return null;
   const manifest = await liveManifest(env, app);
-  const rule = manifest?.webhooks.find((candidate) => candidate.id === ruleId);
-  if (!manifest || !rule) return null;
+  return manifest ? { app, manifest } : null;
+}
+
+/**
+ * Records the delivery one outbox entry asks for; null when nothing is to be sent (the
+ * writer kept webhooks quiet, webhooks are off, the app or the rule is gone). The consumer
+ * passes one lookup of the app for all the entries of a batch.
+ */
+export async function deliveryForChange(
+  env: Env, appId: string, source: string, ruleId: string, change: EffectChange, lookup: () => Promise<FiringApp> = () => firingApp(env, appId),
+): Promise<DeliveryRow | null> {
+  if (change.suppressed || !config(env).flags.WEBHOOKS_ENABLED) return null;
+  const firing = await lookup();
+  if (!firing) return null;
+  const { app, manifest } = firing;
+  const rule = manifest.webhooks.find((candidate) => candidate.id === ruleId);
+  if (!rule) return null;
   const target = await resolveTarget(env, app, rule, manifest.settingsCollection);
   return createDelivery(env, {
     appId, source, ruleId, collection: change.collection, rowKey: change.key, op: change.op, feedSeq: change.seq,

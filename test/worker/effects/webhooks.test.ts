@@ -176,7 +176,7 @@ describe("outbound webhooks", { timeout: 60_000 }, () => {
     await json(await call(rows, { key, json: { data: { text: "metadata" } } }), 201);
     const refused = await waitFor(async () => {
       const list = await deliveries(key, app.app_id);
-      return list.length === 2 && list[0].attempts > 0 ? list[0] : null;
+      return list.length === 2 && list[0].attempts > 0 && list[0].error !== null ? list[0] : null;
     }, { message: "the refused target journaled" });
     expect(refused.status === "pending" || refused.status === "failed").toBe(true);
     expect(refused.responseStatus).toBeNull();
@@ -202,7 +202,8 @@ describe("outbound webhooks", { timeout: 60_000 }, () => {
       await json(await call(`/v1/apps/${app.app_id}/collections/notes`, { key, json: { data: { text: target } } }), 201);
       const [latest] = await waitFor(async () => {
         const list = await deliveries(key, app.app_id);
-        return list.length === i + 1 && list[0].attempts > 0 ? list : null;
+        // Claimed (attempts counted) comes before the outcome is written: wait for the outcome.
+        return list.length === i + 1 && list[0].attempts > 0 && (list[0].error !== null || list[0].responseStatus !== null) ? list : null;
       }, { timeout: 15_000, message: `the attempt at ${target} journaled` });
       expect({ target, status: latest.responseStatus, error: latest.error }).toMatchObject({ target, status: null, error: expect.stringMatching(/^the target /) });
     }
