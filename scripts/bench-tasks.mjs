@@ -86,7 +86,7 @@ export async function benchTasks(h, relay, app, baseline, receiver, { writes, ta
     ["bare: write → DO → socket frame", bareSocket.length, h.ms(h.percentile(bareSocket, 50)), h.ms(h.percentile(bareSocket, 99))],
     ["bare: Worker → Queue → consumer → POST", bareQueue.latencies.length, h.ms(h.percentile(bareQueue.latencies, 50)), h.ms(h.percentile(bareQueue.latencies, 99))],
   ]);
-  console.log("  the relay's path is write → outbox (flushed 1 s after the commit) → queue (batch wait up to 1 s) → consumer → D1 task → the owner's TaskWake object → socket");
+  console.log("  the relay's path is write → outbox (handed to the queue on commit) → queue → consumer → D1 task → the owner's TaskWake object → socket");
 
   // --- claim → ack
   const rows = [["workers", "relay p50", "relay p99", "relay tasks/s", "bare 2×RPC p50", "bare 2×RPC p99", "bare /s"]];
