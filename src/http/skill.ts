@@ -6,7 +6,7 @@
  */
 import type { Hono } from "hono";
 import { SKILL_MD, SKILL_VERSION } from "../skill/skill-doc";
-import { MCP_GUIDE_MD, MCP_GUIDE_VERSION } from "../skill/mcp-guide";
+import { mcpGuideMarkdown, MCP_GUIDE_VERSION } from "../skill/mcp-guide";
 import { findReference, REFERENCE_PATH, REFERENCE_SECTIONS, referenceEntry, referenceStamp } from "../skill/references";
 import { config } from "../config";
 import { RelayError } from "../errors";
@@ -23,7 +23,7 @@ export function skillRoutes(app: Hono<AppEnv>): void {
   // The MCP flavour (WIRE §2.11): tool calls in place of CLI commands, then the same guide.
   notePageRoute("get", "/skills/service/MCP.md");
   notePageRoute("get", "/skills/service/MCP.md/version");
-  app.get("/skills/service/MCP.md", (c) => c.body(MCP_GUIDE_MD, 200, MARKDOWN));
+  app.get("/skills/service/MCP.md", async (c) => c.body(await mcpGuideMarkdown(), 200, MARKDOWN));
   app.get("/skills/service/MCP.md/version", (c) => c.json({ version: MCP_GUIDE_VERSION }));
   // The reference sections (WIRE §2.11): the list, then one page per slug as `<slug>.md`.
   notePageRoute("get", REFERENCE_PATH);

@@ -6,7 +6,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { MCP_GUIDE_MD, MCP_GUIDE_VERSION } from "../skill/mcp-guide";
+import { mcpGuideMarkdown, MCP_GUIDE_VERSION } from "../skill/mcp-guide";
 import { checkedArgs, type ToolDef, type ToolHost } from "./define";
 import { failed, success } from "./results";
 import { TOOLS } from "./tools";
@@ -57,11 +57,11 @@ function register(server: McpServer, tool: ToolDef, host: ToolHost): void {
 export function buildServer(host: ToolHost): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: MCP_GUIDE_VERSION });
   for (const tool of TOOLS) register(server, tool, host);
-  server.registerPrompt(GUIDE.name, { title: GUIDE.title, description: "How to use the relay through these tools." }, () => ({
-    messages: [{ role: "user" as const, content: { type: "text" as const, text: MCP_GUIDE_MD } }],
+  server.registerPrompt(GUIDE.name, { title: GUIDE.title, description: "How to use the relay through these tools." }, async () => ({
+    messages: [{ role: "user" as const, content: { type: "text" as const, text: await mcpGuideMarkdown() } }],
   }));
-  server.registerResource(GUIDE.name, GUIDE.uri, { title: GUIDE.title, mimeType: "text/markdown" }, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: "text/markdown", text: MCP_GUIDE_MD }],
+  server.registerResource(GUIDE.name, GUIDE.uri, { title: GUIDE.title, mimeType: "text/markdown" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/markdown", text: await mcpGuideMarkdown() }],
   }));
   return server;
 }

@@ -1,11 +1,13 @@
 /**
  * The MCP flavour of the skill document (WIRE-MCP §1.5, WIRE §2.11): how to drive the
  * relay through tool calls instead of CLI commands, then the skill document itself for the
- * concepts (apps, collections and the change feed, schemas, permissions). Served at
+ * concepts (apps, collections and the change feed, schemas, permissions), then every
+ * reference section inlined, since an MCP client cannot open them on demand. Served at
  * /skills/service/MCP.md (+ /version), read by the MCP guide prompt and resource and by
  * `get_skill`, all rendered here in process. Its version follows SKILL.md's.
  */
 import { SKILL_MD, SKILL_VERSION } from "./skill-doc";
+import { REFERENCE_SECTIONS, referenceStamp } from "./references";
 
 export const MCP_GUIDE_VERSION = SKILL_VERSION;
 
@@ -38,4 +40,22 @@ Habits that save you trouble:
 
 `;
 
-export const MCP_GUIDE_MD = PREFACE + SKILL_MD;
+const SECTIONS_HEADING = `
+
+---
+
+# Reference sections
+
+The sections below are the skill's reference pages, in full. Read the one for the feature
+you are about to use.
+
+`;
+
+let rendered: Promise<string> | undefined;
+
+/** The whole guide; the sections are text modules loaded on first use, so it is built once per isolate. */
+export function mcpGuideMarkdown(): Promise<string> {
+  rendered ??= Promise.all(REFERENCE_SECTIONS.map(async (section) => `${referenceStamp(section.slug)}\n${await section.markdown()}`))
+    .then((sections) => PREFACE + SKILL_MD + SECTIONS_HEADING + sections.join("\n"));
+  return rendered;
+}

@@ -2,8 +2,8 @@
 // (slug, title, summary, url, version for every topic), each section's raw markdown at
 // <slug>.md stamped with the skill document's version, no key and no CLI version needed;
 // an unknown section is a 404 catalogue error; the skill document links every section;
-// every relay path a section names answers; and the hints of the areas a section explains
-// point at it, on the catalogue and on a real refusal.
+// every relay path a section names answers; the MCP guide inlines them all; and the hints
+// of the areas a section explains point at it, on the catalogue and on a real refusal.
 import { describe, expect, it } from "vitest";
 import manifestRef from "../../../src/skill/references/manifest.md";
 import pageScriptRef from "../../../src/skill/references/page-script.md";
@@ -90,6 +90,18 @@ describe("links to the sections", () => {
       ["notify_channel_not_enabled", "notify-targets"], ["agent_not_claimed", "registering"], ["claim_code_invalid", "registering"],
     ];
     for (const [code, slug] of expected) expect(catalogue[code].hint, code).toContain(`/skills/service/references/${slug}.md`);
+  });
+
+  it("the MCP guide inlines every section after the skill document (an MCP client cannot open them on demand)", async () => {
+    const res = await call("/skills/service/MCP.md");
+    const guide = await res.text();
+    expect(guide).toContain(SKILL_MD);
+    let from = guide.indexOf(SKILL_MD) + SKILL_MD.length;
+    for (const [slug, markdown] of Object.entries(SECTIONS)) {
+      const at = guide.indexOf(`<!-- service skill reference ${slug} v${SKILL_VERSION} -->\n${markdown}`, from);
+      expect(at, slug).toBeGreaterThan(0);
+      from = at;
+    }
   });
 
   it("a real refusal carries the section in its hint", async () => {
