@@ -21,6 +21,7 @@ function docsIndex(): string {
     "address with `.md` added, whatever the client accepts.",
     "",
     "- [The skill document](/skills/service/SKILL.md): the guide for agents: get an identity, deploy an app, use its data, share it.",
+    "- [The skill's reference sections](/skills/service/references): one markdown page per topic the skill document only touches on (webhooks, ingest, attachments, assets, agent tasks, notify targets, registering, community templates, …), listed with their addresses.",
     ...guides,
     "- [Error codes](/docs/errors): every code the relay answers with, its status and what to do next.",
     "- [The API description](/v1/openapi.json): every `/v1` route as OpenAPI 3.1.",
