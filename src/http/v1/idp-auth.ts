@@ -51,12 +51,12 @@ function failed(c: AppContext, code: ErrorCode, returnTo: string | null): Respon
 
 export function idpAuthRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
-    method: "get", path: "/v1/auth/idp", tag: "sign-in", auth: "none",
-    summary: "Start sign-in with the operator's identity provider: redirects to it",
+    method: "get", path: "/v1/auth/idp", tag: "sign-in", auth: "none", rateLimit: "requestLink",
+    summary: "Start sign-in with the operator's identity provider: redirects to it (the sign-in link's per-address limit)",
     query: z.object({ return_to: z.string().max(2000).optional() }),
     responses: {
       302: { description: "To the provider's authorization page (state, nonce, PKCE S256); an unreachable provider redirects to /signin?error=auth_provider_unavailable" },
-      ...errors(400),
+      ...errors(400, 429),
       503: { description: "auth_provider_unavailable: no identity provider is configured (details.reason idp_not_configured)" },
     },
   }, async (c, { query }) => {

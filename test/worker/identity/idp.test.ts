@@ -136,6 +136,31 @@ describe("GET /v1/auth/idp", () => {
   });
 });
 
+describe("the console's sign-in page", () => {
+  it("offers 'Sign in with <name>' (keeping return_to) only when a provider is configured, and says what each failure code means", async () => {
+    const page = await callWith(IDP, `/signin?return_to=${encodeURIComponent("/device?code=ABCD-EFGH")}`);
+    const html = await page.text();
+    expect(html).toContain(`href="/v1/auth/idp?return_to=${encodeURIComponent("/device?code=ABCD-EFGH")}"`);
+    expect(html).toMatch(/id="idp-sign-in"[^>]*>Sign in with Fake IdP</);
+    expect(await (await callWith({ ...IDP, IDP_NAME: "<b>Acme</b>" }, "/signin")).text()).toContain("Sign in with &lt;b&gt;Acme&lt;/b&gt;");
+    expect(await (await callWith({}, "/signin")).text()).not.toContain("idp-sign-in");
+    for (const code of ["idp_state_invalid", "idp_access_denied", "idp_token_invalid", "email_not_verified", "auth_provider_unavailable"]) {
+      const refused = await (await callWith(IDP, `/signin?error=${code}`)).text();
+      expect(refused).toMatch(new RegExp(`role="alert"[^>]*>[^<]*\\(${code}\\)`));
+    }
+    expect(await (await callWith(IDP, "/signin?error=not_a_code")).text()).not.toContain('role="alert"');
+  });
+
+  it("GET /v1/auth/idp shares the sign-in link's per-address limit: past it, 429 rate_limited and nothing started", async () => {
+    // An address freshIp never hands out (it gives IPv4 only), so no other call shares the bucket.
+    const ip = `2001:db8:1d9::${crypto.getRandomValues(new Uint16Array(1))[0].toString(16)}`;
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await callWith(IDP, "/v1/auth/idp", { ip })).status).toBe(302);
+    const before = await count("idp_sign_in_attempts");
+    await expectError(await callWith(IDP, "/v1/auth/idp", { ip }), 429, "rate_limited");
+    expect(await count("idp_sign_in_attempts")).toBe(before);
+  });
+});
+
 describe("GET /v1/auth/idp/callback", () => {
   it("signs a verified address in: creates the human (verified), sets the session cookie, spends the attempt and redirects to the console", async () => {
     const email = freshEmail("idp");
