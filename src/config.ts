@@ -235,7 +235,7 @@ function turnstile(env: RawEnv, development: boolean): Config["turnstile"] {
 }
 
 /** The attachment types allowed when BLOB_MIME_ALLOWLIST is not set (WIRE §2.9). */
-const BLOB_MIME_DEFAULT = "image/png,image/jpeg,image/gif,image/webp,image/avif,audio/mpeg,audio/ogg,audio/wav,video/mp4,video/webm,application/pdf,text/plain,text/csv,application/json,application/zip";
+const BLOB_MIME_DEFAULT = "image/png,image/jpeg,image/gif,image/webp,image/avif,image/svg+xml,audio/mpeg,audio/ogg,audio/wav,video/mp4,video/webm,application/pdf,text/plain,text/csv,application/json,application/zip";
 
 function customDomainsTarget(env: RawEnv, development: boolean): string | null {
   const set = str(env, "CUSTOM_DOMAINS_TARGET")?.trim().toLowerCase();

@@ -132,6 +132,7 @@ export const catalogue = {
   attachment_not_uploaded: entry(409, "Nothing was uploaded to the presigned URL yet.", "PUT the bytes to upload_url first, then confirm."),
   upload_url_invalid: entry(401, "The upload URL is unknown, expired or already used.", "Presign again for a fresh upload URL."),
   attachment_fetch_failed: entry(422, "The relay could not fetch the source URL (refused target, no answer, non-2xx, redirect, or over the size cap).", "Give a public https URL that answers 200 with the file, or upload the bytes yourself (see /skills/service/references/attachments.md)."),
+  image_undecodable: entry(422, "The bytes say they are an image, but they do not decode (or an SVG does not rasterise), so no clean copy without metadata can be stored.", "Upload the image again from the original file, or export it anew (an SVG as PNG)."),
   // --- the MCP endpoint (this relay, WIRE-MCP §1.4) ---
   invalid_args: entry(400, "A tool's arguments are missing, mistyped, unknown, or wrong for the action named.", "Read the tool's input schema in tools/list and send only the fields the action needs."),
   oauth_request_invalid: entry(400, "The MCP client's authorization request cannot be approved here: unknown client, unregistered redirect URI, no PKCE S256, or an approval page that expired, was already used or was opened in another browser.", "Start the connection again from your MCP client."),

@@ -3,6 +3,7 @@
  * 8-bit RGB, one IDAT compressed with the platform's CompressionStream ("deflate" is the
  * zlib stream PNG wants), no filter. Kept tiny on purpose: no image library is bundled.
  */
+import { joinBytes } from "../bytes";
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
@@ -62,12 +63,6 @@ export class Raster {
     view.setUint32(4, this.height);
     header.set([8, 2, 0, 0, 0], 8);
     const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", await deflate(filtered)), chunk("IEND", new Uint8Array())];
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
+    return joinBytes(parts);
   }
 }

@@ -1,10 +1,13 @@
 /**
  * Attachments (WIRE §2.9): files an agent or an app page uploads, kept in R2 under
  * `attachments/<id>` with a D1 row saying whose they are. Every way in (multipart,
- * inline base64, a fetched URL, a confirmed presigned upload) goes through one pipeline:
- * sniff against the allowlist, the per-file cap chosen by the sniffed type, the
- * expansion check, then the per-app and per-account quotas, and only then a write.
- * A refusal anywhere stores nothing. Deleting frees the bytes; the row stays, deleted.
+ * inline base64, a fetched URL, a confirmed presigned upload) goes through one pipeline
+ * (preparedUpload): sniff against the allowlist, the per-file cap chosen by the sniffed
+ * type, the expansion check, the stored form of a picture (originals.ts: re-encoded
+ * without metadata, SVG as PNG), then the per-app and per-account quotas on what will be
+ * stored, and only then a write. Type, size, sha256 and pixel size recorded are those of
+ * the stored bytes. A refusal anywhere stores nothing. Deleting frees the bytes; the row
+ * stays, deleted.
  */
 import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { config } from "../config";
@@ -16,6 +19,7 @@ import { newId } from "../auth/tokens";
 import { sha256Bytes } from "./store";
 import { isMedia, sniffAttachment } from "./sniff";
 import { checkExpansion } from "./expansion";
+import { storedOriginal, type StoredOriginal } from "./originals";
 
 export type AttachmentRow = typeof attachments.$inferSelect;
 
@@ -92,16 +96,26 @@ export async function requireQuota(env: Env, accountId: string, placement: Place
   }
 }
 
-/** The checks every upload passes, in order; answers the sniffed type and an image's size. */
-export async function vetBytes(env: Env, bytes: Uint8Array, described: Described): Promise<{ mime: string; width: number | null; height: number | null }> {
+/** What R2 will keep of an upload, with its sha256. */
+export interface PreparedUpload extends StoredOriginal {
+  sha256: string;
+}
+
+/**
+ * The checks every upload passes, in order, and the form it is stored in: the sniffed
+ * type, the per-file cap and the expansion check on the uploaded bytes, then the stored
+ * form (a picture re-encoded without metadata), whose size must fit the cap too.
+ */
+export async function preparedUpload(env: Env, bytes: Uint8Array, described: Described): Promise<PreparedUpload> {
   if (bytes.length === 0) throw new RelayError("invalid_request", "The file is empty.", { field: "file" });
   if (bytes.length > largestFileCap(env)) {
     throw new RelayError("attachment_size_exceeded", `The file is ${bytes.length} bytes; no attachment may pass ${largestFileCap(env)}.`, { size: bytes.length, limit: largestFileCap(env) });
   }
   const mime = await sniffAttachment(bytes, described.declaredMime, described.filename, config(env).blobMimeAllowlist);
   requireWithinFileCap(env, mime, bytes.length);
-  const dimensions = checkExpansion(mime, bytes);
-  return { mime, width: dimensions?.width ?? null, height: dimensions?.height ?? null };
+  const stored = await storedOriginal(env, mime, bytes, checkExpansion(mime, bytes));
+  requireWithinFileCap(env, stored.mime, stored.bytes.length);
+  return { ...stored, sha256: await sha256Bytes(stored.bytes) };
 }
 
 /** A filename as kept: the last path segment, trimmed, at most 255 characters, or null. */
@@ -112,18 +126,17 @@ export function cleanFilename(name: string | null | undefined): string | null {
 
 /** Runs the pipeline and stores the bytes as a ready attachment. */
 export async function storeAttachment(env: Env, uploader: Uploader, placement: Placement, bytes: Uint8Array, described: Described): Promise<AttachmentRow> {
-  const vetted = await vetBytes(env, bytes, described);
-  await described.admit?.(vetted.mime, bytes.length);
-  await requireQuota(env, uploader.accountId, placement, bytes.length);
-  const sha256 = await sha256Bytes(bytes);
+  const prepared = await preparedUpload(env, bytes, described);
+  await described.admit?.(prepared.mime, prepared.bytes.length);
+  await requireQuota(env, uploader.accountId, placement, prepared.bytes.length);
   const id = newId(ATTACHMENT_ID_PREFIX);
-  await env.BLOBS.put(objectKey(id), bytes, { httpMetadata: { contentType: vetted.mime }, sha256 });
+  await env.BLOBS.put(objectKey(id), prepared.bytes, { httpMetadata: { contentType: prepared.mime }, sha256: prepared.sha256 });
   const now = Date.now();
   const row: AttachmentRow = {
     id, scope: placement.scope, accountId: uploader.accountId, ownerAgentId: uploader.ownerAgentId, appId: placement.appId,
     uploaderKind: uploader.kind, uploaderId: uploader.id, anonAddressHash: uploader.anonAddressHash ?? null,
-    filename: cleanFilename(described.filename), mime: vetted.mime, size: bytes.length, sha256, status: "ready",
-    uploadSecretHash: null, uploadExpiresAt: null, width: vetted.width, height: vetted.height, createdAt: now, confirmedAt: now, deletedAt: null,
+    filename: cleanFilename(described.filename), mime: prepared.mime, size: prepared.bytes.length, sha256: prepared.sha256, status: "ready",
+    uploadSecretHash: null, uploadExpiresAt: null, width: prepared.width, height: prepared.height, createdAt: now, confirmedAt: now, deletedAt: null,
   };
   await db(env).insert(attachments).values(row);
   return row;

@@ -1,9 +1,10 @@
 /**
- * An image's pixel size read from its header alone (PNG, JPEG, GIF, WebP), without
- * decoding: the attachment pipeline records width and height on the AttachmentRef and
+ * An image's pixel size read from its header alone (PNG, JPEG, GIF, WebP; an SVG's from
+ * its root element, svg.ts), without decoding: the attachment pipeline records width and height on the AttachmentRef and
  * refuses a decompression bomb (a small file declaring a huge canvas) before anything
  * tries to decode it.
  */
+import { svgDimensions } from "./svg";
 
 export interface Dimensions {
   width: number;
@@ -52,9 +53,9 @@ function webp(b: Uint8Array): Dimensions | null {
   return null;
 }
 
-const READERS: Record<string, (b: Uint8Array) => Dimensions | null> = { "image/png": png, "image/gif": gif, "image/jpeg": jpeg, "image/webp": webp };
+const READERS: Record<string, (b: Uint8Array) => Dimensions | null> = { "image/png": png, "image/gif": gif, "image/jpeg": jpeg, "image/webp": webp, "image/svg+xml": svgDimensions };
 
-/** The declared canvas of a raster image of a sniffed type, or null when unknown. */
+/** The declared canvas of an image of a sniffed type, or null when unknown. */
 export function imageDimensions(mime: string, bytes: Uint8Array): Dimensions | null {
   return READERS[mime]?.(bytes) ?? null;
 }

@@ -51,8 +51,13 @@ export function checkExpansion(mime: string, bytes: Uint8Array): Dimensions | nu
     return null;
   }
   const dimensions = imageDimensions(mime, bytes);
-  if (dimensions && dimensions.width * dimensions.height > MAX_IMAGE_PIXELS) {
+  if (dimensions) requireImageWithinPixels(dimensions);
+  return dimensions;
+}
+
+/** Refuses an image (read from its header, or by the Images binding) of more than MAX_IMAGE_PIXELS. */
+export function requireImageWithinPixels(dimensions: Dimensions): void {
+  if (dimensions.width * dimensions.height > MAX_IMAGE_PIXELS) {
     throw new RelayError("attachment_expansion_exceeded", `The image declares ${dimensions.width}×${dimensions.height} pixels.`, { reason: "image", ...dimensions, max_pixels: MAX_IMAGE_PIXELS });
   }
-  return dimensions;
 }

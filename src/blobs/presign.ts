@@ -2,10 +2,11 @@
  * Presigned uploads (WIRE §2.9): presign reserves a `pending` attachment and answers an
  * upload URL that is the relay's own — `PUT /v1/attachments/<id>/upload?secret=…` on the
  * Worker, short-lived and good for one attachment — so no third-party storage is needed.
- * The secret is kept only as its sha256. Confirm re-reads what was stored and runs the
- * whole upload pipeline on it again (the stored type is the sniffed one, never the
- * presign's); a failure leaves the attachment pending, and the sweep removes pending
- * uploads nobody confirmed.
+ * The secret is kept only as its sha256. Confirm re-reads what was stored, checks it
+ * against the presigned size and sha256, and runs the whole upload pipeline on it (the
+ * stored type is the sniffed one, never the presign's; a picture is replaced by its
+ * re-encoded form, whose size and sha256 the attachment then records); a failure leaves
+ * the attachment pending, and the sweep removes pending uploads nobody confirmed.
  */
 import { and, eq, lt } from "drizzle-orm";
 import { config } from "../config";
@@ -14,7 +15,7 @@ import { db } from "../db/client";
 import { attachments } from "../db/attachments-schema";
 import { constantTimeEqual, newId, randomHex, sha256Hex } from "../auth/tokens";
 import {
-  ATTACHMENT_ID_PREFIX, attachmentById, cleanFilename, deleteStoredBytes, objectKey, requireQuota, requireWithinFileCap, vetBytes,
+  ATTACHMENT_ID_PREFIX, attachmentById, cleanFilename, deleteStoredBytes, objectKey, preparedUpload, requireQuota, requireWithinFileCap,
   type AttachmentRow, type Placement, type Uploader,
 } from "./attachments";
 import { normaliseMime } from "./sniff";
@@ -91,11 +92,14 @@ export async function confirmUpload(env: Env, agentId: string, id: string): Prom
       expected: { size: row.size, sha256: row.sha256 }, received: { size: bytes.length, sha256 },
     });
   }
-  const vetted = await vetBytes(env, bytes, { declaredMime: row.mime, filename: row.filename });
-  await requireQuota(env, row.accountId, { scope: row.scope, appId: row.appId }, row.size, row.id);
+  const prepared = await preparedUpload(env, bytes, { declaredMime: row.mime, filename: row.filename });
+  await requireQuota(env, row.accountId, { scope: row.scope, appId: row.appId }, prepared.bytes.length, row.id);
   const confirmedAt = Date.now();
-  await env.BLOBS.put(objectKey(row.id), bytes, { httpMetadata: { contentType: vetted.mime }, sha256 });
-  const update = { status: "ready" as const, mime: vetted.mime, width: vetted.width, height: vetted.height, confirmedAt, uploadSecretHash: null, uploadExpiresAt: null };
+  await env.BLOBS.put(objectKey(row.id), prepared.bytes, { httpMetadata: { contentType: prepared.mime }, sha256: prepared.sha256 });
+  const update = {
+    status: "ready" as const, mime: prepared.mime, size: prepared.bytes.length, sha256: prepared.sha256, width: prepared.width, height: prepared.height,
+    confirmedAt, uploadSecretHash: null, uploadExpiresAt: null,
+  };
   await db(env).update(attachments).set(update).where(and(eq(attachments.id, row.id), eq(attachments.status, "pending")));
   return { ...row, ...update };
 }

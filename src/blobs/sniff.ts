@@ -7,6 +7,7 @@
  */
 import { fileTypeFromBuffer } from "file-type/core";
 import { RelayError } from "../errors";
+import { isSvgDocument } from "./svg";
 
 /** Types with no signature: believed when declared (or named by the extension) and the bytes are text. */
 const TEXT_TYPES: Record<string, (bytes: Uint8Array) => boolean> = {
@@ -14,9 +15,10 @@ const TEXT_TYPES: Record<string, (bytes: Uint8Array) => boolean> = {
   "text/csv": isUtf8Text,
   "text/markdown": isUtf8Text,
   "application/json": (bytes) => isUtf8Text(bytes) && parsesAsJson(bytes),
+  "image/svg+xml": isSvgDocument,
 };
 
-const TEXT_EXTENSIONS: Record<string, string> = { txt: "text/plain", csv: "text/csv", md: "text/markdown", json: "application/json" };
+const TEXT_EXTENSIONS: Record<string, string> = { txt: "text/plain", csv: "text/csv", md: "text/markdown", json: "application/json", svg: "image/svg+xml" };
 
 /** Declared types that say nothing about the bytes. */
 const UNSPECIFIC = new Set(["", "application/octet-stream", "binary/octet-stream"]);
@@ -64,7 +66,10 @@ async function signatureType(bytes: Uint8Array): Promise<string | null> {
   const found = await fileTypeFromBuffer(bytes);
   if (!found) return null;
   // file-type names MP3 and WAV by their registry variants; the allowlist uses the common names.
-  return normaliseMime(found.mime === "audio/vnd.wave" ? "audio/wav" : found.mime);
+  if (found.mime === "audio/vnd.wave") return "audio/wav";
+  // An SVG that starts with an XML declaration is, to file-type, just XML.
+  if (found.mime === "application/xml" && isSvgDocument(bytes)) return "image/svg+xml";
+  return normaliseMime(found.mime);
 }
 
 /**

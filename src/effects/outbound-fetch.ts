@@ -16,6 +16,7 @@
  * `outboundFetch` never throws: every failure is a result whose `error` says why.
  */
 import * as z from "zod";
+import { joinBytes } from "../bytes";
 import { isDevelopmentLoopbackHost, isNonRoutableAddress, refusedTarget, TARGET_REFUSAL } from "./ssrf";
 
 export interface OutboundRequest {
@@ -172,7 +173,7 @@ async function readCapped(response: Response, maxBytes: number, deadline: AbortS
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   const chunks: Uint8Array[] = [];
-  const joined = () => joinChunks(chunks);
+  const joined = () => joinBytes(chunks);
   let text = "";
   let kept = 0;
   try {
@@ -193,15 +194,6 @@ async function readCapped(response: Response, maxBytes: number, deadline: AbortS
   return { text, truncated: true, bytes: joined() };
 }
 
-function joinChunks(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
 
 /** `work`, or a rejection with the deadline's reason once the deadline passes first. */
 function beforeDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {

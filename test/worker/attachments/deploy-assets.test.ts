@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectError } from "../helpers";
 import { MANIFEST, deploy, owner, redeploy, unchanged, versionRecord, type Owner } from "../apps/fixtures";
 import { appCall } from "../serve/helpers";
-import { realPng, sha256, stored, uploaded } from "./helpers";
+import { realPng, sha256, stored, storedForm, uploaded } from "./helpers";
 
 async function bytesOf(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
@@ -21,7 +21,8 @@ function create(o: Owner, assets: unknown[]) {
 describe("deploy with attachment assets", () => {
   it("serves an agent-scoped attachment at its path with asset headers and Range 206, and keeps serving it after the attachment is deleted", async () => {
     const o = await owner();
-    const picture = await realPng(40, 30);
+    // The attachment keeps the PNG re-encoded without metadata; that is what the asset copies.
+    const picture = await storedForm(await realPng(40, 30));
     const ref = await uploaded(o.key, picture);
     const created = await deploy(o.key, { manifest: MANIFEST, visibility: "public", assets: [{ path: "img/pic.png", attachment_id: ref.attachment_id }] });
 
@@ -53,7 +54,7 @@ describe("deploy with attachment assets", () => {
   it("a redeploy takes an attachment scoped to this app", async () => {
     const o = await owner();
     const created = await deploy(o.key, { manifest: MANIFEST, visibility: "public" });
-    const picture = await realPng(12, 12);
+    const picture = await storedForm(await realPng(12, 12));
     const ref = await uploaded(o.key, picture, { scope: "app", app_id: created.app_id });
     const next = await redeploy(o.key, created.app_id, { assets: [{ path: "a/b.png", attachment_id: ref.attachment_id }] });
     expect(next.version).toBe(2);

@@ -1,9 +1,11 @@
 // Shared helpers for the attachment tests: files of known types built in memory (a real
 // 1×1 PNG, a PNG header declaring a huge canvas, small zips with honest and lying
-// central directories), uploads through each door, and counting what an agent holds.
+// central directories), the form the relay stores a picture in, uploads through each
+// door, and counting what an agent holds.
 import { env } from "cloudflare:test";
 import { call, callWith, count, json, type Registered } from "../helpers";
 import { owner, PNG_BASE64, type Owner } from "../serve/helpers";
+import { joinBytes } from "../../../src/bytes";
 
 export type Ref = {
   attachment_id: string; scope: string; mime: string; size: number; sha256: string; url: string; width: number | null; height: number | null;
@@ -11,6 +13,16 @@ export type Ref = {
 };
 
 export const PNG = Uint8Array.from(atob(PNG_BASE64), (ch) => ch.charCodeAt(0));
+
+/**
+ * The bytes the relay keeps and serves for an uploaded PNG or JPEG (WIRE §4.6): the Images
+ * binding's re-encoding of it in the same format, without metadata. Re-encoding is
+ * deterministic, so a download equals this byte for byte.
+ */
+export async function storedForm(bytes: Uint8Array, format: "image/png" | "image/jpeg" = "image/png"): Promise<Uint8Array> {
+  const result = await env.IMAGES.input(new Blob([bytes]).stream()).output({ format });
+  return new Uint8Array(await result.response().arrayBuffer());
+}
 
 export function toBase64(bytes: Uint8Array): string {
   let text = "";
@@ -146,11 +158,5 @@ export async function realPng(width: number, height: number): Promise<Uint8Array
   view.setUint32(4, height);
   header.set([8, 2, 0, 0, 0], 8);
   const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflated), chunk("IEND", new Uint8Array(0))];
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return joinBytes(parts);
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { call, count, dispatch, expectError, json } from "../helpers";
 import { appCall, appCallWith, appRequest, deploy, ownerToken } from "../serve/helpers";
-import { PNG, uploader, utf8 } from "./helpers";
+import { PNG, storedForm, uploader, utf8 } from "./helpers";
 
 const guestbook = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -41,7 +41,7 @@ describe("/_svc/attachments", () => {
     expect(ref.url).toBe(`http://${app.slug}.localhost:8787/_svc/attachments/${ref.attachment_id}`);
     const res = await appCall(app.slug, `/_svc/attachments/${ref.attachment_id}`);
     expect(res.status).toBe(200);
-    expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(await storedForm(PNG));
     expect(res.headers.get("content-security-policy")).toContain("sandbox");
     await expectError(await appCall(app.slug, "/_svc/attachments/att_nothinghere00"), 404, "attachment_not_found");
     const other = await deploy(u.owner, { manifest: guestbook });
@@ -80,7 +80,7 @@ describe("/_svc/attachments", () => {
     const limits = { ANON_UPLOADS_PER_IP_PER_APP_DAY: "1" };
     const brief = await json(await upload(app.slug, PNG, "image/png", { query: "?collection=entries", ip }, limits), 201);
     expect(Object.keys(brief).sort()).toEqual(["attachment_id", "filename", "mime", "size"]);
-    expect(brief).toMatchObject({ mime: "image/png", size: PNG.length, filename: "pic.png" });
+    expect(brief).toMatchObject({ mime: "image/png", size: (await storedForm(PNG)).length, filename: "pic.png" });
     await expectError(await upload(app.slug, PNG, "image/png", { query: "?collection=entries", ip }, limits), 429, "rate_limited");
     expect((await upload(app.slug, PNG, "image/png", { query: "?collection=entries" }, limits)).status).toBe(201);
     expect(await count("attachments", "app_id = ?1 AND uploader_kind IN ('anon', 'visitor')", app.app_id)).toBe(2);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { appCall, deploy } from "../serve/helpers";
 import { clockPast } from "../../support/wait";
-import { PNG, uploaded, uploader } from "./helpers";
+import { PNG, storedForm, uploaded, uploader } from "./helpers";
 
 type Minted = { token_id: string; token: string; token_prefix: string; url: string; expires_at: string; once: boolean };
 type Listed = { attachment_id: string; items: Array<{ token_id: string; token_prefix: string; expires_at: string; once: boolean; created_at: string; last_used_at: string | null; use_count: number; revoked_at: string | null }> };
@@ -37,7 +37,7 @@ describe("attachment capability tokens", () => {
     for (let i = 0; i < 2; i += 1) {
       const res = await open(token.url);
       expect(res.status).toBe(200);
-      expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(await storedForm(PNG));
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     }
     const listed = await json<Listed>(await call(`/v1/attachments/${ref.attachment_id}/tokens`, { key: u.key }), 200);
@@ -54,7 +54,7 @@ describe("attachment capability tokens", () => {
     // The capability URL works on an app origin too.
     const onApp = await appCall(app.slug, `/b/${month.token}`);
     expect(onApp.status).toBe(200);
-    expect(new Uint8Array(await onApp.arrayBuffer())).toEqual(PNG);
+    expect(new Uint8Array(await onApp.arrayBuffer())).toEqual(await storedForm(PNG));
   });
 
   it("a once token works once; revoked, expired, unknown and deleted-attachment tokens are invalid", async () => {
