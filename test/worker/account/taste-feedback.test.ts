@@ -2,11 +2,13 @@
 // shapes, whole replace, the byte cap counted in UTF-8, idempotent clear, notes shared by
 // an agent's sibling keys, hidden from other agents and deleted with the human's account; feedback filed with and without an
 // app, the message trimmed and not echoed, listed newest first with before/next_before;
-// and every bad input refused with its catalogue code while nothing changes.
+// every bad input refused with its catalogue code while nothing changes; and the MCP
+// `taste` and `feedback` tools working on top of the routes.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, claimedAgent, expectError, json, register, signIn } from "../helpers";
 import { form, mailedToken, setup } from "./fixtures";
+import { tool } from "../mcp/rpc";
 
 type Obj = Record<string, unknown>;
 
@@ -178,5 +180,24 @@ describe("feedback", () => {
     }
     await expectError(await call("/v1/feedback"), 401, "unauthorized");
     await expectError(await call("/v1/feedback", { json: { type: "bug", message: "x" } }), 401, "unauthorized");
+  });
+});
+
+describe("through the MCP tools, which call these routes in process", () => {
+  it("taste get, set and clear, and feedback create and list, answer the shapes WIRE-MCP gives", async () => {
+    const s = await setup("private", "MCP feedback");
+    expect((await tool(s.key, "taste", { action: "get" })).value).toEqual({ taste: null, updated_at: null, bytes: 0 });
+    expect((await tool(s.key, "taste", { action: "set", taste: "Rounded corners" })).value).toMatchObject({ taste: "Rounded corners", bytes: 15 });
+    expect((await tool(s.key, "taste", { action: "clear" })).value).toEqual({ cleared: true });
+    expect((await tool(s.key, "taste", { action: "get" })).value.taste).toBeNull();
+
+    const filed = await tool(s.key, "feedback", { action: "create", type: "note", message: "via MCP", app_id: s.app.app_id });
+    expect(filed.isError).toBe(false);
+    expect(Object.keys(filed.value).sort()).toEqual(["created_at", "id", "type"]);
+    const listed = await tool(s.key, "feedback", { action: "list", limit: 5 });
+    expect(listed.value.items[0]).toEqual({ id: filed.value.id, type: "note", message: "via MCP", app_id: s.app.app_id, created_at: filed.value.created_at });
+    const refused = await tool(s.key, "feedback", { action: "create", type: "bug", message: "x".repeat(4001) });
+    expect(refused.isError).toBe(true);
+    expect(refused.value).toMatchObject({ error: "invalid_request", status: 400 });
   });
 });
