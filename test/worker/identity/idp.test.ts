@@ -220,6 +220,23 @@ describe("GET /v1/auth/idp/callback", () => {
     expect(sessionFrom(await back(callback, started.cookie))).toMatch(/^sess_/);
   });
 
+  it("an attempt older than ten minutes is idp_state_invalid", async () => {
+    const email = freshEmail("late");
+    const started = await start();
+    const callback = await atIssuer(started, { email });
+    await env.DB.prepare("UPDATE idp_sign_in_attempts SET expires_at = ?1 WHERE state_hash = ?2")
+      .bind(new Date(Date.now() - 1000).toISOString(), await sha256Hex(started.authorize.searchParams.get("state")!)).run();
+    expectRefused(await back(callback, started.cookie), "idp_state_invalid");
+    expect(await humansWith(email)).toBe(0);
+  });
+
+  it("an answer with the right state but no code is idp_token_invalid", async () => {
+    const started = await start();
+    const callback = await atIssuer(started, { email: freshEmail("nocode") });
+    callback.searchParams.delete("code");
+    expectRefused(await back(callback, started.cookie), "idp_token_invalid");
+  });
+
   it("declined at the provider: idp_access_denied, return_to kept, nobody created", async () => {
     const email = freshEmail("deny");
     const started = await start("/device");
