@@ -1,9 +1,9 @@
 // Taste notes and feedback (WIRE §2.11) as the published client calls them: the exact
 // shapes, whole replace, the byte cap counted in UTF-8, idempotent clear, notes shared by
-// an agent's sibling keys, hidden from other agents and deleted with the human's account; feedback filed with and without an
-// app, the message trimmed and not echoed, listed newest first with before/next_before;
-// every bad input refused with its catalogue code while nothing changes; and the MCP
-// `taste` and `feedback` tools working on top of the routes.
+// an agent's sibling keys, hidden from other agents and deleted with the human's account;
+// feedback filed with and without an app, the message trimmed and not echoed, listed
+// newest first with before/next_before; every bad input refused with its catalogue code
+// while nothing changes; and the MCP `taste` and `feedback` tools working on the routes.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, claimedAgent, expectError, json, register, signIn } from "../helpers";
