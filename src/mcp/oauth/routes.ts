@@ -9,6 +9,7 @@
  */
 import type { Hono } from "hono";
 import { readBodyBytes } from "../../http/body";
+import { rateLimit } from "../../http/middleware/rate-limit";
 import { notePageRoute } from "../../http/routes";
 import type { AppContext, AppEnv } from "../../http/types";
 import { AUTHORIZATION_SERVER_METADATA_PATH, OAUTH_REGISTER_PATH, OAUTH_TOKEN_PATH, authorizationServer } from "./authorization-server";
@@ -33,6 +34,9 @@ export function oauthRoutes(app: Hono<AppEnv>): void {
     [OAUTH_REGISTER_PATH, ["post"]],
     [OAUTH_TOKEN_PATH, ["post"]],
   ];
+  // Anyone may register a client, and each one is stored: registrations share the per-address
+  // budget of agent registration (RATE_LIMIT_REGISTER).
+  app.post(OAUTH_REGISTER_PATH, rateLimit("register"));
   for (const [path, methods] of served) {
     for (const method of methods) notePageRoute(method, path);
     // OPTIONS: browser-based MCP clients preflight these; the library answers CORS itself.

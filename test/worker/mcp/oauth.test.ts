@@ -5,7 +5,7 @@
 // paused, its keys revoked, or the token expired or revoked.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { API, call, claimedAgent, count, expectError, signIn } from "../helpers";
+import { API, awaitFreshWindow, call, claimedAgent, count, expectError, freshIp, signIn } from "../helpers";
 import { mcpPost, rpcMessage, tool } from "./rpc";
 import { REDIRECT_URI, RESOURCE, authorizeAs, authorizePath, decide, openApproval, pkce, redirectParams, registerClient, tokenRequest } from "./oauth-flow";
 
@@ -43,6 +43,11 @@ describe("MCP OAuth authorization server", () => {
       expect(res.status, JSON.stringify(bad)).toBe(400);
       expect(await oauthError(res)).toMatch(/^invalid_/);
     }
+    // Registrations share agent registration's per-address budget (RATE_LIMIT_REGISTER = 10 here).
+    await awaitFreshWindow();
+    const ip = freshIp();
+    for (let attempt = 0; attempt < 10; attempt += 1) expect((await call("/oauth/register", { method: "POST", json: { client_name: "burst", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" }, ip })).status).toBe(201);
+    await expectError(await call("/oauth/register", { method: "POST", json: { client_name: "burst", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" }, ip }), 429, "rate_limited");
     const broken = await call("/oauth/register", { method: "POST", body: "{not json", contentType: "application/json" });
     expect(broken.status).toBe(400);
     await expectError(await call("/oauth/register", { method: "POST", body: "x".repeat(70_000), contentType: "application/json" }), 413, "payload_too_large");
