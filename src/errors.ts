@@ -74,7 +74,7 @@ export const catalogue = {
   method_not_allowed: entry(405, "The route does not support this HTTP method.", "Use one of the methods in the Allow header."),
   mime_disallowed: entry(415, "The file's sniffed type is not allowed.", "Upload a file of an allowed type (see /skills/service/references/attachments.md)."),
   mime_mismatch: entry(415, "The declared Content-Type differs from the sniffed type.", "Declare the file's real type, or leave it out and let the relay read it from the bytes (see /skills/service/references/attachments.md)."),
-  not_a_reviewer: entry(403, "Only reviewers may do this.", "Ask the operator."),
+  not_a_reviewer: entry(403, "Only reviewers may do this.", "Operator routes take the key of an agent whose human's email is on the relay's COMMUNITY_REVIEW_OPERATOR_EMAILS."),
   not_found: entry(404, "Nothing exists at this path.", "Check the path against /v1/openapi.json; /docs lists every page of documentation."),
   not_implemented: entry(501, "This relay does not offer that capability.", "Use a relay that offers it."),
   notify_invalid: entry(400, "A notify rule is malformed.", "Fix the rule named in details (see /docs/manifest#notify and /skills/service/references/notify-targets.md)."),
@@ -139,6 +139,13 @@ export const catalogue = {
   oauth_token_invalid: entry(401, "The OAuth access token is unknown, expired or revoked, or the agent it acts as was paused or had its keys revoked.", "Let your MCP client refresh the token or authorize again; the person approves on the relay's page."),
   // --- community installs, upgrades and reviews (this relay, WIRE §2.10) ---
   template_not_found: entry(404, "No approved, listed template has that <handle>/<slug> or snapshot id (pending, rejected and unpublished ones are not installable).", "Check the reference in the gallery; a template its publisher took down cannot be installed."),
+  // --- community publishing and operator review (this relay, WIRE §2.10) ---
+  template_not_publishable: entry(422, "The app declares something a template may not carry: a webhook with a literal url, a non-empty embedAncestors, or agentTasks.", "Move webhook targets to urlFromSetting, drop embedAncestors and agentTasks from the manifest, redeploy, then publish again (see /docs/community)."),
+  template_version_not_newer: entry(409, "A template of that slug already has this version or a later one; a republish must carry a strictly greater semver.", "Publish with a version above details.latest."),
+  submission_not_found: entry(404, "No submission has that snapshot id (or it is not yours to change).", "Use the snapshot_id a publish answered, or list the queue with `service template list-pending`."),
+  handle_taken: entry(409, "Another publisher holds that handle.", "Choose another handle."),
+  handle_already_claimed: entry(409, "Your publisher handle is already claimed; handles are permanent.", "Keep the handle you have (`service publisher show`)."),
+  publisher_not_found: entry(404, "No publisher has claimed that handle.", "Check the handle; it is the part before / in <handle>/<slug>."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once (see /skills/service/references/registering.md)."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),
@@ -162,7 +169,6 @@ export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
   event_type_not_declared: "inbound hooks (declared event types)",
   schema_violation: "inbound hooks (event payloads)",
   community_publish_disabled: "the community gallery",
-  not_a_reviewer: "the community gallery (operator review)",
   participant_token_invalid: "participant tokens",
   author_not_allowed: "author-only row actions",
 };

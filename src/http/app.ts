@@ -44,6 +44,8 @@ import { devCronRoutes } from "./dev/cron";
 import { skillRoutes } from "./skill";
 import { tasteRoutes } from "./v1/taste";
 import { feedbackRoutes } from "./v1/feedback";
+import { publisherRoutes } from "./v1/publisher";
+import { communityRoutes } from "./v1/community";
 import { communityUseRoutes } from "./v1/community-use";
 import { consoleRoutes } from "./console/routes";
 import { mcpRoutes } from "../mcp/endpoint";
@@ -97,6 +99,8 @@ export function buildApp(): Hono<AppEnv> {
   appTokenRoutes(app);
   tasteRoutes(app);
   feedbackRoutes(app);
+  publisherRoutes(app);
+  communityRoutes(app);
   communityUseRoutes(app);
   docsRoutes(app);
   devMailRoutes(app);

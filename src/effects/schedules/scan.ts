@@ -10,11 +10,10 @@
  * per day, and nothing at all while `SCHEDULES_ENABLED` is off. An app in migration mode
  * is not scanned until the mode ends (src/apps/migration-mode.ts).
  */
-import { unwrap, type CallContext, type RowView } from "../../../durable-objects/app-store/contract";
+import type { RowView } from "../../../durable-objects/app-store/contract";
 import { config } from "../../config";
-import type { AppRow } from "../../db/apps";
 import { liveManifest } from "../../apps/members";
-import { appStore } from "../../apps/store";
+import { ownerRows } from "../../apps/owner-rows";
 import type { ScheduleRule } from "../../manifest";
 import { conditionHolds } from "../../rules/match";
 import { runDelivery } from "../webhooks/deliveries";
@@ -26,8 +25,6 @@ import { migrationMode } from "../../apps/migration-mode";
 
 /** Apps scanned per sweep at most; the sweep five minutes later takes the rest. */
 const APPS_PER_SWEEP = 100;
-/** Rows read from the store per page. */
-const ROWS_PER_PAGE = 200;
 
 /** Runs the schedules sweep as if at `now`; answers how many apps it scanned. */
 export async function runSchedules(env: Env, now = Date.now()): Promise<number> {
@@ -48,19 +45,6 @@ export async function runSchedules(env: Env, now = Date.now()): Promise<number> 
   }
   await pruneLedger(env, now);
   return scanned;
-}
-
-/** Every live row of a collection, as the owner sees it, page by page. */
-async function* rowsOf(env: Env, app: AppRow, collection: string): AsyncGenerator<RowView> {
-  const call: CallContext = { appId: app.id, version: app.currentVersion!, principal: { kind: "owner", humanId: app.ownerHumanId } };
-  const store = appStore(env, app.id);
-  let since: string | undefined;
-  for (;;) {
-    const page = unwrap(await store.listRows(call, collection, { since, limit: ROWS_PER_PAGE }));
-    yield* page.rows;
-    if (!page.has_more || page.next_cursor === null) return;
-    since = page.next_cursor;
-  }
 }
 
 /** Whether the rule fires for `row` on the scan's day: its `when` holds and its date plus offset is that day. */
@@ -86,7 +70,7 @@ async function scanApp(env: Env, { app, zone, day }: DueScan): Promise<void> {
     // The rows whose own date, moved by offsetDays, is today: their date is today moved back.
     const rowDate = addDays(day, -rule.offsetDays);
     if (rowDate === null) continue;
-    for await (const row of rowsOf(env, app, rule.collection)) {
+    for await (const row of ownerRows(env, app, rule.collection)) {
       if (!firesFor(rule, row, rowDate, zone)) continue;
       if (fired[kind] >= caps[kind]) {
         capped.add(kind);

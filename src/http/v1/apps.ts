@@ -9,7 +9,6 @@ import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { config } from "../../config";
-import { RelayError } from "../../errors";
 import { getVersion, listApps, updateApp, type AppRow } from "../../db/apps";
 import { appDetail, appSummary, viewDetail, viewSummary } from "../../apps/views";
 import { appStore } from "../../apps/store";
@@ -20,19 +19,17 @@ import { ownedApp, ownerOf, requireLive } from "./app-access";
 import { errors, unrestrictedRevocation } from "./schemas";
 import { appOperationRoutes } from "./app-operations";
 import { revocationNotice } from "../../apps/unrestricted";
+import { decodeOpaqueCursor, encodeOpaqueCursor } from "../opaque-cursor";
 
 const statusFilter = z.enum(["active", "dormant", "archived", "suspended", "deleted", "all"]);
 
 function encodeCursor(app: AppRow): string {
-  return btoa(JSON.stringify([app.lastActivityAt, app.id])).replace(/=+$/, "");
+  return encodeOpaqueCursor([app.lastActivityAt, app.id]);
 }
 
 function decodeCursor(cursor: string): { lastActivityAt: string; id: string } {
-  try {
-    const [lastActivityAt, id] = JSON.parse(atob(cursor)) as [unknown, unknown];
-    if (typeof lastActivityAt === "string" && typeof id === "string") return { lastActivityAt, id };
-  } catch { /* fall through */ }
-  throw new RelayError("invalid_request", "This cursor was not issued by the relay.", { field: "cursor" });
+  const [lastActivityAt, id] = decodeOpaqueCursor(cursor, ["string", "string"]) as [string, string];
+  return { lastActivityAt, id };
 }
 
 export async function detailOf(c: AppContext, app: AppRow) {
