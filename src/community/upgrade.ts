@@ -4,8 +4,9 @@
  * would it change, apply it, or go back to the version before the last upgrade.
  *
  * Both directions go through the ordinary redeploy (redeployApp: its compat gate, the
- * unique-index check against live rows, a new app version). A version that would strand
- * live rows is refused outright; one that only widens what the app may do or show needs
+ * unique-index check against live rows, a new app version). The gate's schema and
+ * removed-collection breaks are judged against the live rows themselves: a version that
+ * would leave a live row without a home is refused outright; one that only widens what the app may do or show needs
  * the owner's explicit acceptance (`accept_permissions`) and is then deployed forced. An
  * `expect_version` pin refuses when the offer moved since the owner looked.
  */
@@ -17,7 +18,8 @@ import { templateInstalls } from "../db/community-installs-schema";
 import { templateSnapshots } from "../db/community-schema";
 import { getVersion, type AppRow, type AssetEntry } from "../db/apps";
 import { compile, compileLive, redeployApp, type DeployActor } from "../apps/deploy";
-import { compatParts, disclosure, originCovered, type CompatBreak, type CompiledManifest } from "../manifest";
+import { compatParts, disclosure, originCovered, validateRow, type CompatBreak, type CompiledManifest } from "../manifest";
+import { appStore } from "../apps/store";
 import { getBlob } from "../blobs/store";
 import { nowIso } from "../auth/tokens";
 import { publisherByHuman, snapshotContent, snapshotDocument, type SnapshotRow } from "./snapshots";
@@ -100,10 +102,37 @@ async function judge(env: Env, app: AppRow, manifest: unknown): Promise<Judgemen
     const failure = { path: String(err.details?.path ?? "/"), message: `the version does not compile for this app: ${err.message}` };
     return { compat: "incompatible", strandings: [failure], widenings: [], permissions: NO_PERMISSIONS, lines: [] };
   }
-  const parts = live ? compatParts(live, next) : { strandings: [], widenings: [] };
+  const gated = live ? compatParts(live, next) : { strandings: [], widenings: [] };
+  const parts = { ...gated, strandings: await strandedLiveRows(env, app, next, gated.strandings) };
   const { permissions, lines } = permissionDiff(live, next);
   const compat = parts.strandings.length ? "incompatible" : parts.widenings.length || !permissions.is_empty ? "forced" : "clean";
   return { compat, ...parts, permissions, lines };
+}
+
+/**
+ * A removed collection or a changed schema strands nothing when no live row is left
+ * without a home: those breaks of the static gate are replaced by the live rows that the
+ * new manifest would refuse (first 20). Other strandings (append-only, key claims,
+ * storage) stand as the gate found them.
+ */
+async function strandedLiveRows(env: Env, app: AppRow, next: CompiledManifest, strandings: CompatBreak[]): Promise<CompatBreak[]> {
+  const byRows = (b: CompatBreak) => b.path.startsWith("$defs") || b.path.endsWith(".schema") || /^x-service-manifest\.collections\.[^.[]+$/.test(b.path);
+  const rowChecked = strandings.filter(byRows);
+  if (rowChecked.length === 0 || app.currentVersion === null) return strandings;
+  const found: CompatBreak[] = [];
+  const call = { appId: app.id, version: app.currentVersion, principal: { kind: "agent" as const, agentId: app.createdByAgentId } };
+  let after: number | null = 0;
+  while (after !== null && found.length < 20) {
+    const page = await appStore(env, app.id).exportRows(call, after, 500);
+    if (!page.ok) throw new RelayError(page.error.code, page.error.message, page.error.details);
+    for (const row of page.value.rows) {
+      const path = `x-service-manifest.collections.${row.collection}`;
+      if (!next.collections[row.collection]) found.push({ path, message: `collection "${row.collection}" is removed but live row "${row.key}" is in it` });
+      else if (!validateRow(next, row.collection, row.data).ok) found.push({ path, message: `live row "${row.key}" of "${row.collection}" would not match the new schema` });
+    }
+    after = page.value.next_after;
+  }
+  return [...strandings.filter((b) => !byRows(b)), ...found.slice(0, 20)];
 }
 
 function needsAcceptance(j: Judgement): boolean {
@@ -172,8 +201,9 @@ export async function applyUpgrade(env: Env, actor: DeployActor, app: AppRow, op
       { reason: "permissions_not_accepted", permissions: judged.permissions, permission_lines: judged.lines, disclosure_breaks: judged.widenings });
   }
   const previousVersion = app.currentVersion;
+  // The judgement above is the gate (strandings refused, widenings accepted), so the redeploy is forced past its static one.
   await redeployApp(env, actor, app, {
-    html: await snapshotDocument(env, offer), manifest: content.manifest, assets: await storedAssets(env, content.assets), force: needsAcceptance(judged),
+    html: await snapshotDocument(env, offer), manifest: content.manifest, assets: await storedAssets(env, content.assets), force: true,
   });
   await db(env).update(templateInstalls).set({
     snapshotId: offer.id, templateVersion: offer.version, previousAppVersion: previousVersion, previousSnapshotId: install.snapshotId,
@@ -194,7 +224,7 @@ export async function revertUpgrade(env: Env, actor: DeployActor, app: AppRow) {
   const judged = await judge(env, app, manifest);
   if (judged.compat === "incompatible") refuseStranding(judged.strandings, "Going back");
   const result = await redeployApp(env, actor, app, {
-    html: await document.text(), manifest, assets: await storedAssets(env, JSON.parse(old.assetsJson) as AssetEntry[]), force: needsAcceptance(judged),
+    html: await document.text(), manifest, assets: await storedAssets(env, JSON.parse(old.assetsJson) as AssetEntry[]), force: true,
   });
   await db(env).update(templateInstalls).set({
     snapshotId: install.previousSnapshotId ?? install.snapshotId, templateVersion: install.previousTemplateVersion ?? install.templateVersion,
