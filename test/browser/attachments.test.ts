@@ -2,8 +2,9 @@
 // a visitor picks a photo in a file input, `uploadBlob` stores it through
 // /_svc/attachments (allowed because the photos collection admits anyone's writes) and
 // the page writes a row referencing it; a second viewer in another browser sees the row
-// arrive live, shows the photo from /_svc/attachments/<id>, reads the same bytes with
-// `downloadBlob` and saves it with `saveBlob`. Without a collection that admits anyone, a
+// arrive live, shows the photo from /_svc/attachments/<id>, reads the stored bytes (the
+// photo re-encoded without metadata: still a 1×1 PNG) with `downloadBlob` and saves it
+// with `saveBlob`. Without a collection that admits anyone, a
 // visitor's upload is refused with upload_forbidden.
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -45,7 +46,7 @@ describe("uploadBlob, downloadBlob, saveBlob", () => {
     await uploader.setInputFiles("#pick", { name: "dot.png", mimeType: "image/png", buffer: PNG });
     await uploader.locator("#status", { hasText: "shared att_" }).waitFor();
     const uploaded = await uploader.evaluate(() => (window as unknown as Win).uploaded);
-    expect(uploaded).toMatchObject({ mime: "image/png", size: PNG.length, filename: "dot.png" });
+    expect(uploaded).toMatchObject({ mime: "image/png", filename: "dot.png" });
 
     // The second viewer gets the row live and shows the photo from the app's origin.
     const image = viewer.locator(`#photos img[data-id="${uploaded.id}"]`);
@@ -55,7 +56,10 @@ describe("uploadBlob, downloadBlob, saveBlob", () => {
       return img !== null && img.complete && img.naturalWidth === 1;
     }, uploaded.id);
     const bytes = await viewer.evaluate(async (id) => [...await (window as unknown as Win).service.downloadBlob(id)], uploaded.id);
-    expect(Buffer.from(bytes).equals(PNG)).toBe(true);
+    const served = Buffer.from(bytes);
+    expect(served.length).toBe(uploaded.size);
+    expect(served.subarray(0, 8).equals(PNG.subarray(0, 8))).toBe(true);
+    expect([served.readUInt32BE(16), served.readUInt32BE(20)]).toEqual([1, 1]);
     const [download] = await Promise.all([viewer.waitForEvent("download"), viewer.evaluate((id) => (window as unknown as Win).service.saveBlob(id, "saved.png"), uploaded.id)]);
     expect(download.suggestedFilename()).toBe("saved.png");
 

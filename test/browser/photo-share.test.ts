@@ -5,6 +5,7 @@
 // attachment_token_invalid; `service attachment list` shows the photo; and the owner
 // console's app page counts this week's visits.
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { api, ownerWithAgent, relayUrl, signInHere, useBrowser } from "./support";
@@ -69,7 +70,11 @@ describe("the photo-sharing app of issue 13, end to end", () => {
     expect(minted.body.once).toBe(true);
     const first = await fetch(minted.body.url);
     expect(first.status).toBe(200);
-    expect(Buffer.from(await first.arrayBuffer()).equals(PHOTO)).toBe(true);
+    // It serves what the relay keeps: the photo re-encoded without metadata, the same 300×200 PNG.
+    const served = Buffer.from(await first.arrayBuffer());
+    const kept = await api<{ size: number; sha256: string; width: number; height: number }>(`/v1/attachments/${attachmentId}/metadata`, { key });
+    expect(kept.body).toMatchObject({ size: served.length, sha256: createHash("sha256").update(served).digest("hex"), width: 300, height: 200 });
+    expect([served.readUInt32BE(16), served.readUInt32BE(20)]).toEqual([300, 200]);
     const again = await fetch(minted.body.url, { headers: { accept: "application/json" } });
     expect(again.status).toBe(401);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe("attachment_token_invalid");

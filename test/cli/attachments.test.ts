@@ -1,8 +1,9 @@
 // The `service attachment` verbs as a real process against the real test relay: upload
 // (agent scope, app scope by slug, declared type checked by the relay), show, list with a
-// cursor, download to a file (byte for byte) and to stdout, token mint/list/revoke with a
-// once URL that works once, delete; the relay's refusals passed through and the local argv
-// errors, which never reach the relay.
+// cursor, download to a file (byte for byte what the relay keeps: the picture re-encoded
+// without metadata, whose size and sha256 the AttachmentRef carries) and to stdout, token
+// mint/list/revoke with a once URL that works once, delete; the relay's refusals passed
+// through and the local argv errors, which never reach the relay.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
@@ -14,6 +15,13 @@ type Minted = { token_id: string; token: string; url: string; once: boolean; exp
 
 /** 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", "base64");
+
+/** The bytes are the 1×1 PNG the AttachmentRef describes (size and sha256 of the stored, re-encoded picture). */
+function expectStoredPicture(bytes: Buffer, ref: Ref): void {
+  expect(bytes.subarray(0, 8).equals(PNG.subarray(0, 8))).toBe(true);
+  expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([1, 1]);
+  expect({ size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") }).toEqual({ size: ref.size, sha256: ref.sha256 });
+}
 
 async function deployApp(agent: CliAgent): Promise<{ app_id: string; slug: string }> {
   const res = await fetch(`${relayUrl()}/v1/apps`, {
@@ -39,7 +47,7 @@ describe("service attachment", () => {
 
   it("upload, show, list, download (file and stdout), delete", async () => {
     const ref = ok(await me.cli(["attachment", "upload", "--file", pngPath])).json<Ref>();
-    expect(ref).toMatchObject({ scope: "agent", mime: "image/png", size: PNG.length, filename: "dot.png", status: "ready", sha256: createHash("sha256").update(PNG).digest("hex") });
+    expect(ref).toMatchObject({ scope: "agent", mime: "image/png", filename: "dot.png", status: "ready" });
     expect(ok(await me.cli(["attachment", "show", ref.attachment_id])).json<Ref>()).toMatchObject({ attachment_id: ref.attachment_id, mime: "image/png" });
 
     const notes = writeTempFile("notes.txt", "plain notes\n");
@@ -52,8 +60,8 @@ describe("service attachment", () => {
     expect(second.items.map((item) => item.attachment_id)).toEqual([ref.attachment_id]);
 
     const out = path.join(tempDir(), "copy.png");
-    expect(ok(await me.cli(["attachment", "download", ref.attachment_id, "--out", out])).json()).toEqual({ attachment_id: ref.attachment_id, written: out, bytes: PNG.length });
-    expect(readFileSync(out).equals(PNG)).toBe(true);
+    expect(ok(await me.cli(["attachment", "download", ref.attachment_id, "--out", out])).json()).toEqual({ attachment_id: ref.attachment_id, written: out, bytes: ref.size });
+    expectStoredPicture(readFileSync(out), ref);
     expect(ok(await me.cli(["attachment", "download", text.attachment_id])).stdout).toBe("plain notes\n");
 
     expect(ok(await me.cli(["attachment", "delete", ref.attachment_id])).json()).toEqual({ attachment_id: ref.attachment_id, deleted: true });
@@ -76,7 +84,7 @@ describe("service attachment", () => {
     expect(once.once).toBe(true);
     const first = await fetch(once.url);
     expect(first.status).toBe(200);
-    expect(Buffer.from(await first.arrayBuffer()).equals(PNG)).toBe(true);
+    expectStoredPicture(Buffer.from(await first.arrayBuffer()), ref);
     const again = await fetch(once.url);
     expect(again.status).toBe(401);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe("attachment_token_invalid");
