@@ -24,12 +24,16 @@
 //       concurrency in the same run
 //   (h) agent tasks: write → task offered on the wake socket p50/p99, and claim → ack round
 //       trips with 1 and 10 concurrent workers, beside bare baselines (scripts/bench-tasks.mjs)
+//   (i) attachments: upload MB/s of 1 MB and 10 MB files inline, multipart and presigned,
+//       downloads, a photo's re-encoding, and ?w= thumbnails first hit and cached, beside a
+//       bare Worker's R2 put/get and Images resize (scripts/bench-attachments.mjs)
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
 // BENCH_LIST_RUNS (30), BENCH_CLI_RUNS (10), BENCH_HOOK_WRITES (100), BENCH_HOOK_WRITERS
 // ("1,10,100"), BENCH_NOTIFY_WRITES (200), BENCH_INGEST (500), BENCH_INGEST_CONCURRENCY
-// ("1,16"), BENCH_TASK_WRITES (50), BENCH_TASKS (200); BENCH_PROFILE=<file> adds one more relay
+// ("1,16"), BENCH_TASK_WRITES (50), BENCH_TASKS (200), BENCH_UPLOAD_RUNS (5), BENCH_UPLOAD_SIZES
+// ("1000000,10000000"); BENCH_PROFILE=<file> adds one more relay
 // create run under the CPU profiler, writes the profile to <file> and prints where the
 // isolate spent its time. BENCH_ONLY=<letters> (say "e,h") runs only those sections.
 import { spawn, spawnSync } from "node:child_process";
@@ -44,6 +48,7 @@ import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
 import { benchTasks } from "./bench-tasks.mjs";
+import { benchAttachments } from "./bench-attachments.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -71,6 +76,8 @@ const TASKS = knob("BENCH_TASKS", 200);
 const HOOK_WRITERS = (process.env.BENCH_HOOK_WRITERS ?? "1,10,100").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const INGEST = knob("BENCH_INGEST", 500);
 const INGEST_CONCURRENCY = (process.env.BENCH_INGEST_CONCURRENCY ?? "1,16").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+const UPLOAD_RUNS = knob("BENCH_UPLOAD_RUNS", 5);
+const UPLOAD_SIZES = (process.env.BENCH_UPLOAD_SIZES ?? "1000000,10000000").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const PROFILE = process.env.BENCH_PROFILE?.trim() || null;
 const ONLY = new Set((process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
 /** Whether section `letter` runs (all of them unless BENCH_ONLY names some). */
@@ -136,15 +143,16 @@ async function startBaseline(hookTarget) {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** { port, host?, method?, path, headers?, json? } → { status, headers, text, json() } */
-function request({ port, host, method = "GET", path: p, headers = {}, json }) {
+/** { port, host?, method?, path, headers?, json? | raw? (a Buffer sent as it is) } → { status, headers, text, bytes, json() } */
+function request({ port, host, method = "GET", path: p, headers = {}, json, raw }) {
   return new Promise((resolve, reject) => {
-    const body = json === undefined ? undefined : JSON.stringify(json);
+    const body = json === undefined ? raw : JSON.stringify(json);
     const req = http.request({
       host: "127.0.0.1", port, method, path: p, agent,
       headers: {
         host: host ?? `localhost:${port}`,
-        ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }),
+        ...(json === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }),
         ...headers,
       },
       timeout: 30_000,
@@ -152,8 +160,9 @@ function request({ port, host, method = "GET", path: p, headers = {}, json }) {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
       res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        resolve({ status: res.statusCode, headers: res.headers, text, json: () => JSON.parse(text) });
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString("utf8");
+        resolve({ status: res.statusCode, headers: res.headers, text, bytes, json: () => JSON.parse(text) });
       });
       res.on("error", reject);
     });
@@ -634,7 +643,7 @@ async function main() {
   const relay = { ...await startRelay({
     port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
     // The per-app quotas would stop a benchmark long before it measures anything.
-    vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000" },
+    vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000", MAX_BLOBS_PER_ACCOUNT_BYTES: "100000000000" },
   }), inspectorPort };
   cleanups.push(relay.stop);
   const receiver = await startHookReceiver();
@@ -650,6 +659,7 @@ async function main() {
   if (runs("f") && NOTIFY_WRITES > 0) await benchNotify(relay, app);
   if (runs("g") && INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
   if (runs("h")) await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
+  if (runs("i") && UPLOAD_SIZES.length) await benchAttachments({ request, expectStatus, percentile, table }, relay, app, baseline, { runs: UPLOAD_RUNS, sizes: UPLOAD_SIZES });
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

@@ -4,7 +4,11 @@
 // (hibernatable, no per-reader filtering); POST /rows/rpc makes the same insert as an RPC
 // call, the way the relay reaches its store (and the faster of the two); GET /rows?limit=N
 // reads the newest N rows. POST /hooked enqueues its body to a Queue whose consumer POSTs
-// it to HOOK_TARGET (the webhook baseline: no outbox, journal or signature).
+// it to HOOK_TARGET (the webhook baseline: no outbox, journal or signature). PUT /r2/<key>
+// writes the body to R2 as it is and GET /r2/<key> reads it back (the attachment baseline:
+// no auth, sniffing, hashing, re-encoding or D1 row); GET /thumb/<key>?w=N reads an image
+// from R2, resizes it through the Images binding and writes the result beside it (the
+// thumbnail's first hit, without the relay's checks).
 import { DurableObject } from "cloudflare:workers";
 
 export class BaselineStore extends DurableObject {
@@ -55,6 +59,26 @@ export default {
     if (url.pathname === "/hooked" && request.method === "POST") {
       await env.HOOKS.send(await request.text());
       return new Response(null, { status: 202 });
+    }
+    if (url.pathname.startsWith("/r2/")) {
+      const key = url.pathname.slice("/r2/".length);
+      if (request.method === "PUT") {
+        const bytes = await request.arrayBuffer();
+        await env.BLOBS.put(key, bytes);
+        return new Response(JSON.stringify({ key, size: bytes.byteLength }), { status: 201, headers: { "content-type": "application/json" } });
+      }
+      const object = await env.BLOBS.get(key);
+      return object ? new Response(object.body) : new Response("not found", { status: 404 });
+    }
+    if (url.pathname.startsWith("/thumb/")) {
+      const key = url.pathname.slice("/thumb/".length);
+      const width = Number(url.searchParams.get("w")) || 256;
+      const source = await env.BLOBS.get(key);
+      if (!source) return new Response("not found", { status: 404 });
+      const result = await env.IMAGES.input(source.body).transform({ width, fit: "scale-down" }).output({ format: "image/jpeg" });
+      const bytes = new Uint8Array(await result.response().arrayBuffer());
+      await env.BLOBS.put(`${key}/w${width}`, bytes);
+      return new Response(bytes, { headers: { "content-type": result.contentType() } });
     }
     const stub = env.STORE.get(env.STORE.idFromName("one"));
     if (url.pathname === "/rows/rpc" && request.method === "POST") {
