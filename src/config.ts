@@ -110,6 +110,8 @@ const numberDefaults: Record<string, number> = {
   MAX_BLOBS_PER_ACCOUNT_BYTES: 5_368_709_120, MAX_TASTE_BYTES: 16_384, MAX_EVENT_DATA_BYTES: 65_536,
   MAX_ARTIFACT_BYTES: 5_242_880, FEED_PAGE_MAX: 1000, INGEST_MAX_BODY_BYTES: 65_536, INGEST_MAX_HOOKS: 10,
   INGEST_BACKFILL_MAX_BODIES: 500,
+  // App import (docs/export-import.md): the largest archive POST /v1/apps/import reads.
+  MAX_IMPORT_BYTES: 536_870_912,
   // Inbound hooks: deliveries an app accepts per hour (past it 429), how long and how many journal entries are kept.
   INGEST_APP_HOURLY_CAP: 1000, INGEST_DELIVERY_RETENTION_DAYS: 30, INGEST_DELIVERY_MAX_PER_APP: 1000,
   WEBHOOKS_MAX_ATTEMPTS: 8, WEBHOOKS_APP_HOURLY_CAP: 500,

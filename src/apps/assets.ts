@@ -13,6 +13,8 @@ export interface AssetInput {
   content_base64?: string;
   attachment_id?: string;
   mime?: string;
+  /** The bytes themselves, from an app import (src/apps/archive); never from a request body, whose schema has no such field. */
+  bytes?: Uint8Array;
 }
 
 export interface PreparedAsset extends AssetEntry {
@@ -97,7 +99,7 @@ export async function prepareAssets(
       prepared.push({ path: input.path, bytes: file.bytes, size: file.bytes.byteLength, mime: file.mime, sha256: file.sha256, attachment_id: file.id });
       continue;
     }
-    const bytes = decodeBase64(input.content_base64 ?? "", `${field}.content_base64`);
+    const bytes = input.bytes ?? decodeBase64(input.content_base64 ?? "", `${field}.content_base64`);
     if (bytes.byteLength > limits.maxAssetBytes) {
       throw new RelayError("payload_too_large", `Asset "${input.path}" is ${bytes.byteLength} bytes; the cap is ${limits.maxAssetBytes}.`, { field, limit: limits.maxAssetBytes });
     }

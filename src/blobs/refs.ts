@@ -36,20 +36,33 @@ type Schema = Record<string, unknown>;
 
 const isSchema = (value: unknown): value is Schema => value !== null && typeof value === "object" && !Array.isArray(value);
 
-/** The string values of `data` that sit where `schema` says format service-attachment-id. */
-export function referencedIds(schema: unknown, data: unknown, found: string[] = []): string[] {
-  if (!isSchema(schema)) return found;
-  if (schema.format === ATTACHMENT_ID_FORMAT && typeof data === "string") found.push(data);
-  if (Array.isArray(data)) {
+/**
+ * `data` with every string that sits where `schema` says format service-attachment-id
+ * passed through `replace` (an import gives references their new ids this way).
+ */
+export function mapReferences(schema: unknown, data: unknown, replace: (id: string) => string): unknown {
+  if (!isSchema(schema)) return data;
+  let out = data;
+  if (schema.format === ATTACHMENT_ID_FORMAT && typeof out === "string") out = replace(out);
+  if (Array.isArray(out)) {
     const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
-    data.forEach((item, index) => referencedIds(index < prefix.length ? prefix[index] : schema.items, item, found));
-  } else if (isSchema(data) && isSchema(schema.properties)) {
+    out = out.map((item, index) => mapReferences(index < prefix.length ? prefix[index] : schema.items, item, replace));
+  } else if (isSchema(out) && isSchema(schema.properties)) {
     const properties = schema.properties;
-    for (const [name, value] of Object.entries(data)) referencedIds(properties[name], value, found);
+    out = Object.fromEntries(Object.entries(out).map(([name, value]) => [name, mapReferences(properties[name], value, replace)]));
   }
   for (const branch of ["allOf", "anyOf", "oneOf"]) {
-    if (Array.isArray(schema[branch])) for (const sub of schema[branch] as unknown[]) referencedIds(sub, data, found);
+    if (Array.isArray(schema[branch])) for (const sub of schema[branch] as unknown[]) out = mapReferences(sub, out, replace);
   }
+  return out;
+}
+
+/** The string values of `data` that sit where `schema` says format service-attachment-id. */
+export function referencedIds(schema: unknown, data: unknown, found: string[] = []): string[] {
+  mapReferences(schema, data, (id) => {
+    found.push(id);
+    return id;
+  });
   return found;
 }
 

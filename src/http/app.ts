@@ -20,6 +20,7 @@ import { selfAppRoutes } from "./v1/self-apps";
 import { selfAccountRoutes } from "./v1/self-account";
 import { deployRoutes } from "./v1/deploy";
 import { appTypesRoutes } from "./v1/app-types";
+import { appArchiveRoutes } from "./v1/app-archive";
 import { appRoutes } from "./v1/apps";
 import { appReviewRoutes } from "./v1/app-review";
 import { rowRoutes } from "./v1/rows";
@@ -81,6 +82,7 @@ export function buildApp(): Hono<AppEnv> {
   appReviewRoutes(app); // before appRoutes: /v1/apps/advisories must win over /v1/apps/:id
   deployRoutes(app);
   appTypesRoutes(app);
+  appArchiveRoutes(app); // export and import (src/apps/archive)
   appRoutes(app);
   rowRoutes(app);
   webhookRoutes(app);
