@@ -139,6 +139,7 @@ export const catalogue = {
   oauth_token_invalid: entry(401, "The OAuth access token is unknown, expired or revoked, or the agent it acts as was paused or had its keys revoked.", "Let your MCP client refresh the token or authorize again; the person approves on the relay's page."),
   // --- community installs, upgrades and reviews (this relay, WIRE §2.10) ---
   template_not_found: entry(404, "No approved, listed template has that <handle>/<slug> or snapshot id (pending, rejected and unpublished ones are not installable).", "Check the reference in the gallery; a template its publisher took down cannot be installed."),
+  review_not_found: entry(404, "No review has that id (or it was removed).", "Use the id a review answer gave you."),
   // --- community publishing and operator review (this relay, WIRE §2.10) ---
   template_not_publishable: entry(422, "The app declares something a template may not carry: a webhook with a literal url, a non-empty embedAncestors, or agentTasks.", "Move webhook targets to urlFromSetting, drop embedAncestors and agentTasks from the manifest, redeploy, then publish again (see /docs/community)."),
   template_version_not_newer: entry(409, "A template of that slug already has this version or a later one; a republish must carry a strictly greater semver.", "Publish with a version above details.latest."),
@@ -146,10 +147,6 @@ export const catalogue = {
   handle_taken: entry(409, "Another publisher holds that handle.", "Choose another handle."),
   handle_already_claimed: entry(409, "Your publisher handle is already claimed; handles are permanent.", "Keep the handle you have (`service publisher show`)."),
   publisher_not_found: entry(404, "No publisher has claimed that handle.", "Check the handle; it is the part before / in <handle>/<slug>."),
-  // --- app export and import (this relay, docs/export-import.md) ---
-  import_archive_invalid: entry(400, "The body is not a complete app export: not a tar archive, truncated, an entry that does not belong, a damaged header, or an export.json or SHA256SUMS that does not read.", "Send the file `service apps export` wrote, whole and unchanged."),
-  import_archive_too_large: entry(413, "The archive, or one entry in it, is over the size the relay imports.", "details.limit gives the cap in bytes; trim the app (rows, attachments) and export it again."),
-  import_checksum_mismatch: entry(422, "An entry's bytes do not match the sha256 (or size) SHA256SUMS lists for it, or an entry is missing or unlisted: the archive was changed or damaged.", "Export the app again and import that file unchanged."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once (see /skills/service/references/registering.md)."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),

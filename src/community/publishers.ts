@@ -3,7 +3,8 @@
  * A profile row appears the first time a human looks at it, claims a handle or publishes;
  * the handle is claimed once and never changes; display name, bio and url are edited
  * with `null` clearing and an omitted field left alone; the trust level is the
- * operators' to set. The counts on the profile are read from the snapshots, never stored.
+ * operators' to set. The counts on the profile are read from the snapshots and the
+ * visible reviews (src/community/reviews.ts), never stored.
  */
 import { and, count, eq, isNull } from "drizzle-orm";
 import { db } from "../db/client";
@@ -11,6 +12,7 @@ import { publishers, templateSnapshots } from "../db/community-schema";
 import { nowIso } from "../auth/tokens";
 import { RelayError } from "../errors";
 import { publisherByHandle, publisherByHuman, type PublisherRow } from "./snapshots";
+import { ratingTotals } from "./reviews";
 
 type Env = { DB: D1Database };
 
@@ -66,9 +68,7 @@ export async function profileView(env: Env, publisher: PublisherRow): Promise<Pu
     created_at: publisher.createdAt,
     first_published_at: publisher.firstPublishedAt,
     approved_template_count: listed?.total ?? 0,
-    // Reviews are counted once they exist (issue 14 item 4); until then a profile has none.
-    rating_count: 0,
-    rating_sum: 0,
+    ...(await ratingTotals(env, publisher.humanId)),
     trust_level: publisher.trustLevel,
   };
 }
