@@ -50,6 +50,7 @@ import { communityRoutes } from "./v1/community";
 import { communityUseRoutes } from "./v1/community-use";
 import { consoleRoutes } from "./console/routes";
 import { mcpRoutes } from "../mcp/endpoint";
+import { refuseUnsafeUrlText } from "./middleware/url-text";
 
 export function renderError(c: AppContext, err: RelayError): Response {
   const res = c.json(errorBody(err, config(c.env).apiOrigin), err.status as 400);
@@ -68,6 +69,7 @@ function toRelayError(err: unknown): RelayError {
 
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use("/v1/*", refuseUnsafeUrlText);
   app.use("/v1/*", cliVersionGate);
   app.use("/v1/apps/:id/collections/*", rowWriteActivity((c) => c.req.param("id")));
 

@@ -3,11 +3,13 @@
  * Content-Length over it is refused before reading, a body within it is read in one call
  * (the runtime holds the body to its declared length, and the size is checked again), and
  * a body without one is refused while streaming, as soon as it passes the cap — the media
- * type must be JSON, and malformed JSON becomes `invalid_request` instead of an exception.
+ * type must be JSON, and malformed JSON becomes `invalid_request` instead of an exception;
+ * so does JSON holding text the relay could not keep (text-safety.ts).
  */
 import { RelayError } from "../errors";
 import { config } from "../config";
 import type { AppContext } from "./types";
+import { refuseUnsafeJsonText } from "./text-safety";
 
 /** Decodes strictly: a body that is not UTF-8 is refused, not mangled. Stateless between calls (no `stream` option). */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -77,9 +79,12 @@ export async function readJsonBody(c: AppContext, optional: boolean, limit = con
   if (type && !/^application\/(.+\+)?json\b/i.test(type)) {
     throw new RelayError("invalid_request", `Send the body as application/json, not ${type}.`, { field: "content-type" });
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new RelayError("invalid_request", `The body is not valid JSON: ${(err as Error).message}`, { field: "body" });
   }
+  refuseUnsafeJsonText(text, parsed);
+  return parsed;
 }

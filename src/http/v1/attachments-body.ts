@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { RelayError } from "../../errors";
 import { decodeUtf8, readBodyBytes } from "../body";
+import { refuseUnsafeJsonText, unsafeTextError, unsafeTextProblem } from "../text-safety";
 import type { AppContext } from "../types";
 import { largestFileCap } from "../../blobs/attachments";
 
@@ -51,6 +52,10 @@ export async function readMultipartUpload(c: Context, env: object, limit = large
   if (file === null || typeof file === "string") throw new RelayError("invalid_request", "The form needs a file part named `file`.", { field: "file" });
   const fields: Record<string, unknown> = {};
   for (const [name, value] of form.entries()) if (name !== "file" && typeof value === "string") fields[name] = value;
+  for (const [name, value] of [...Object.entries(fields), ["file (its filename)", file.name] as const]) {
+    const problem = typeof value === "string" ? unsafeTextProblem(value) : null;
+    if (problem) throw unsafeTextError(name, problem);
+  }
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes.length > limit) throw new RelayError("attachment_size_exceeded", `The file is ${bytes.length} bytes; no attachment may pass ${limit}.`, { size: bytes.length, limit });
   const filename = typeof fields.filename === "string" && fields.filename !== "" ? fields.filename : file.name && file.name !== "blob" ? file.name : null;
@@ -61,11 +66,14 @@ export async function readMultipartUpload(c: Context, env: object, limit = large
 export async function readInlineJson(c: Context, env: object): Promise<unknown> {
   const raw = await cappedBytes(c, Math.ceil(largestFileCap(env) / 3) * 4 + FORM_OVERHEAD_BYTES);
   const text = decodeUtf8(raw);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new RelayError("invalid_request", "The body is not valid JSON.", { field: "body" });
   }
+  refuseUnsafeJsonText(text, parsed);
+  return parsed;
 }
 
 /** Decodes standard base64 (whitespace ignored), after the pre-decode size guard. */
