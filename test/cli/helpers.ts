@@ -195,9 +195,10 @@ export interface CliAgent {
 
 /**
  * A claimed agent, registered and claimed over HTTP from an address of its own (the
- * relay limits registrations per address), with its own CLI home.
+ * relay limits registrations per address), with its own CLI home; its human signs in as
+ * `email` when given (a fresh address otherwise).
  */
-export async function claimedCliAgent(name = "cli-test"): Promise<CliAgent> {
+export async function claimedCliAgent(name = "cli-test", email?: string): Promise<CliAgent> {
   const base = relayUrl();
   const ip = fakeIp();
   const reg = await fetch(`${base}/v1/register`, {
@@ -205,7 +206,7 @@ export async function claimedCliAgent(name = "cli-test"): Promise<CliAgent> {
   });
   expect(reg.status).toBe(201);
   const key = ((await reg.json()) as { api_key: string }).api_key;
-  const code = await mintClaimCode(await signIn());
+  const code = await mintClaimCode(await signIn(email));
   const claim = await fetch(`${base}/v1/agents/claim`, {
     method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip }, body: JSON.stringify({ code }),
   });

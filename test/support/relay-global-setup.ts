@@ -15,6 +15,7 @@ import { startRelay } from "../../scripts/relay-process.mjs";
 import { startTurnstileStandIn } from "./turnstile-stand-in";
 import { startFakeOidcIssuer } from "./fake-oidc-issuer";
 import { FAKE_IDP_CLIENT_ID, FAKE_IDP_CLIENT_SECRET } from "./fake-oidc-issuer-types";
+import { COMMUNITY_OPERATOR_EMAIL } from "./community-operator";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,7 +31,9 @@ export default async function setup(project: TestProject) {
   const issuer = await startFakeOidcIssuer({ clientId: FAKE_IDP_CLIENT_ID, clientSecret: FAKE_IDP_CLIENT_SECRET });
   // The CLI's processes all call from 127.0.0.1, so the per-address invitation limiter
   // (tested on its own in the worker project) would trip across the CLI test files.
+  // COMMUNITY_OPERATOR_EMAIL's human is the community review operator (test/cli/community-publish.test.ts).
   const vars = {
+    COMMUNITY_REVIEW_OPERATOR_EMAILS: COMMUNITY_OPERATOR_EMAIL,
     MIN_CLI_VERSION: "0.1.0", TURNSTILE_SCRIPT_URL: turnstile.url, RATE_LIMIT_INVITE: "10000",
     IDP_ISSUER: issuer.issuer, IDP_CLIENT_ID: FAKE_IDP_CLIENT_ID, IDP_CLIENT_SECRET: FAKE_IDP_CLIENT_SECRET, IDP_NAME: "Fake IdP",
   };

@@ -42,6 +42,11 @@ import { tasteSet } from "./taste/set.ts";
 import { tasteClear } from "./taste/clear.ts";
 import { feedbackCreate } from "./feedback/create.ts";
 import { feedbackList } from "./feedback/list.ts";
+import { publisherClaim } from "./publisher/claim.ts";
+import { publisherShow } from "./publisher/show.ts";
+import { publisherUpdate } from "./publisher/update.ts";
+import { publisherSetTrust } from "./publisher/set-trust.ts";
+import { TEMPLATE_PUBLISHING_VERBS } from "./template/publishing.ts";
 import { credentialsMint } from "./credentials/mint.ts";
 import { credentialsList } from "./credentials/list.ts";
 import { credentialsPause, credentialsResume, credentialsRevoke } from "./credentials/state.ts";
@@ -102,6 +107,8 @@ export const NOUNS: Noun[] = [
   { name: "config", summary: "local profiles (no network)", verbs: [configShow, configList, configUse, configAdd, configRm] },
   { name: "taste", summary: "your notes on the UI your human likes (get, set, clear)", verbs: [tasteGet, tasteSet, tasteClear] },
   { name: "feedback", summary: "tell the relay's maintainers about a bug or a missing feature, and list what you filed", verbs: [feedbackCreate, feedbackList] },
+  { name: "publisher", summary: "your public profile in the template gallery: claim a handle, show, update; operators set trust", verbs: [publisherClaim, publisherShow, publisherUpdate, publisherSetTrust] },
+  { name: "template", summary: "community templates: publish your app, take it down; operators review the queue", verbs: [...TEMPLATE_PUBLISHING_VERBS] },
   { name: "skill", summary: "the relay's guide for agents and its version", verbs: [skillShow, skillVersion] },
 ];
 
