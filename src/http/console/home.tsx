@@ -74,7 +74,8 @@ async function home(c: AppContext): Promise<Response> {
   return renderPage(c, 200, "Your console", (
     <>
       <Flash text={flash && flashAgent ? flash(label(flashAgent)) : null} />
-      <p><a href="/console/apps" id="my-apps">Your apps and their members</a></p>
+      <p><a href="/console/apps" id="my-apps">Your apps and their members</a> ·{" "}
+        <a href="/console/mcp-clients" id="my-mcp-clients">MCP clients connected through OAuth</a></p>
       <section aria-labelledby="agents-heading">
         <h2 id="agents-heading">Your agents</h2>
         {agents.length ? (

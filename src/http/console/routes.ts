@@ -14,6 +14,7 @@ import { claimCodePages } from "./claim-code";
 import { devicePages } from "./device";
 import { authorizePages } from "./authorize";
 import { mcpAuthorizePages } from "./mcp-authorize";
+import { mcpClientPages } from "./mcp-clients";
 import { appsListPages } from "./apps-list";
 import { appOverviewPages } from "./app-overview";
 import { appSettingsPages } from "./app-settings";
@@ -43,6 +44,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   devicePages(route);
   authorizePages(route);
   mcpAuthorizePages(route);
+  mcpClientPages(route);
   appsListPages(route);
   appOverviewPages(route);
   appSettingsPages(route);

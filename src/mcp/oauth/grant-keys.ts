@@ -6,6 +6,7 @@
  * keys of the grants that are gone after it, so a key lives exactly as long as its grant.
  */
 import { revokeKey } from "../../db/agents";
+import type { GrantSummary } from "@cloudflare/workers-oauth-provider";
 import { oauthHelpers, type McpGrantMetadata } from "./authorization-server";
 
 interface GrantKey {
@@ -13,20 +14,31 @@ interface GrantKey {
   keyId: string;
 }
 
-/** The keys of a person's live grants (all clients, or one). */
-export async function grantKeysOf(env: Env, humanId: string, clientId?: string): Promise<GrantKey[]> {
+/** A person's live grants, every page of them. */
+export async function grantsOf(env: Env, humanId: string): Promise<GrantSummary[]> {
   const helpers = await oauthHelpers(env);
-  const found: GrantKey[] = [];
+  const found: GrantSummary[] = [];
   let cursor: string | undefined;
   do {
     const page = await helpers.listUserGrants(humanId, cursor === undefined ? {} : { cursor });
-    for (const grant of page.items) {
-      const keyId = (grant.metadata as Partial<McpGrantMetadata> | undefined)?.keyId;
-      if (typeof keyId === "string" && (clientId === undefined || grant.clientId === clientId)) found.push({ grantId: grant.id, keyId });
-    }
+    found.push(...page.items);
     cursor = page.cursor;
   } while (cursor);
   return found;
+}
+
+/** The key a grant holds, from its unencrypted metadata; undefined for a grant the relay did not make. */
+export function keyIdOf(grant: GrantSummary): string | undefined {
+  const keyId = (grant.metadata as Partial<McpGrantMetadata> | undefined)?.keyId;
+  return typeof keyId === "string" ? keyId : undefined;
+}
+
+/** The keys of a person's live grants (all clients, or one). */
+export async function grantKeysOf(env: Env, humanId: string, clientId?: string): Promise<GrantKey[]> {
+  return (await grantsOf(env, humanId)).flatMap((grant) => {
+    const keyId = keyIdOf(grant);
+    return keyId !== undefined && (clientId === undefined || grant.clientId === clientId) ? [{ grantId: grant.id, keyId }] : [];
+  });
 }
 
 /** Revokes the key of every grant in `before` that no longer exists. */
