@@ -6,9 +6,10 @@
  * operators' to set. The counts on the profile are read from the snapshots and the
  * visible reviews (src/community/reviews.ts), never stored.
  */
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull, sum } from "drizzle-orm";
 import { db } from "../db/client";
 import { publishers, templateSnapshots } from "../db/community-schema";
+import { templateReviews } from "../db/community-installs-schema";
 import { nowIso } from "../auth/tokens";
 import { RelayError } from "../errors";
 import { publisherByHandle, publisherByHuman, type PublisherRow } from "./snapshots";
@@ -50,14 +51,21 @@ export async function ensurePublisher(env: Env, humanId: string): Promise<Publis
   return (await publisherByHuman(env, humanId))!;
 }
 
-/** What a profile shows, with the listed-template count read from the snapshots. */
+/** What a profile shows, with the listed-template count and the visible reviews' stars read fresh. */
 export async function profileView(env: Env, publisher: PublisherRow): Promise<PublisherProfile> {
-  const [listed] = await db(env).select({ total: count() }).from(templateSnapshots).where(and(
-    eq(templateSnapshots.publisherHumanId, publisher.humanId),
-    eq(templateSnapshots.reviewStatus, "approved"),
-    isNull(templateSnapshots.unpublishedAt),
-    isNull(templateSnapshots.supersededAt),
-  ));
+  const d = db(env);
+  const [[listed], [rated]] = await Promise.all([
+    d.select({ total: count() }).from(templateSnapshots).where(and(
+      eq(templateSnapshots.publisherHumanId, publisher.humanId),
+      eq(templateSnapshots.reviewStatus, "approved"),
+      isNull(templateSnapshots.unpublishedAt),
+      isNull(templateSnapshots.supersededAt),
+    )),
+    d.select({ total: count(), stars: sum(templateReviews.stars) }).from(templateReviews).where(and(
+      eq(templateReviews.templatePublisherHumanId, publisher.humanId),
+      eq(templateReviews.status, "visible"),
+    )),
+  ]);
   return {
     handle: publisher.handle,
     display_name: publisher.displayName,
@@ -68,7 +76,8 @@ export async function profileView(env: Env, publisher: PublisherRow): Promise<Pu
     created_at: publisher.createdAt,
     first_published_at: publisher.firstPublishedAt,
     approved_template_count: listed?.total ?? 0,
-    ...(await ratingTotals(env, publisher.humanId)),
+    rating_count: rated?.total ?? 0,
+    rating_sum: Number(rated?.stars ?? 0),
     trust_level: publisher.trustLevel,
   };
 }

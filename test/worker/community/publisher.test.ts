@@ -65,4 +65,17 @@ describe("publisher profile", () => {
     }
     expect(await json<Profile>(await call("/v1/publisher", { key: dana.key }), 200)).toMatchObject({ display_name: "Dana", bio: null, url: "https://dana.example.com" });
   });
+
+  it("sums the stars of visible reviews only", async () => {
+    const erin = await person();
+    const review = (id: string, stars: number, status: string) => env.DB.prepare(
+      "INSERT INTO template_reviews (id, install_id, snapshot_id, template_publisher_human_id, template_slug, reviewer_human_id, stars, status, created_at) VALUES (?1, ?2, 'tpl_x', ?3, 'todo', 'h_reviewer', ?4, ?5, ?6)",
+    ).bind(id, `inst_${id}`, erin.human.humanId, stars, status, new Date().toISOString()).run();
+    const tag = crypto.randomUUID().slice(0, 8);
+    await review(`rv_${tag}_1`, 4, "visible");
+    await review(`rv_${tag}_2`, 5, "visible");
+    await review(`rv_${tag}_3`, 1, "held");
+    await review(`rv_${tag}_4`, 1, "removed");
+    expect(await json<Profile>(await call("/v1/publisher", { key: erin.key }), 200)).toMatchObject({ rating_count: 2, rating_sum: 9 });
+  });
 });
