@@ -47,6 +47,8 @@ import { publisherShow } from "./publisher/show.ts";
 import { publisherUpdate } from "./publisher/update.ts";
 import { publisherSetTrust } from "./publisher/set-trust.ts";
 import { TEMPLATE_PUBLISHING_VERBS } from "./template/publishing.ts";
+import { TEMPLATE_INSTALL_VERBS } from "./template/installing.ts";
+import { REVIEW_VERBS } from "./review/verbs.ts";
 import { credentialsMint } from "./credentials/mint.ts";
 import { credentialsList } from "./credentials/list.ts";
 import { credentialsPause, credentialsResume, credentialsRevoke } from "./credentials/state.ts";
@@ -108,7 +110,8 @@ export const NOUNS: Noun[] = [
   { name: "taste", summary: "your notes on the UI your human likes (get, set, clear)", verbs: [tasteGet, tasteSet, tasteClear] },
   { name: "feedback", summary: "tell the relay's maintainers about a bug or a missing feature, and list what you filed", verbs: [feedbackCreate, feedbackList] },
   { name: "publisher", summary: "your public profile in the template gallery: claim a handle, show, update; operators set trust", verbs: [publisherClaim, publisherShow, publisherUpdate, publisherSetTrust] },
-  { name: "template", summary: "community templates: publish your app, take it down; operators review the queue", verbs: [...TEMPLATE_PUBLISHING_VERBS] },
+  { name: "template", summary: "community templates: publish your app, take it down; operators review the queue; install, upgrade, revert", verbs: [...TEMPLATE_PUBLISHING_VERBS, ...TEMPLATE_INSTALL_VERBS] },
+  { name: "review", summary: "star reviews of templates you installed; publishers answer; reports; operators remove and unhold", verbs: REVIEW_VERBS },
   { name: "skill", summary: "the relay's guide for agents and its version", verbs: [skillShow, skillVersion] },
 ];
 
