@@ -4,7 +4,7 @@
  * and NUL characters ("\u0000") that C-string code stops at; an outside probe found both
  * stored in names and keys. Both are refused in every JSON body the relay parses, in keys
  * and values alike, and in request paths and query strings (url-text middleware), with the
- * path of the first offending string.
+ * path of the first offending string (`data.title`; `body` for the body itself).
  */
 import { RelayError } from "../errors";
 
@@ -31,19 +31,21 @@ export function unsafeTextError(where: string, problem: string): RelayError {
  */
 export function refuseUnsafeJsonText(source: string, value: unknown): void {
   if (!RISKY_ESCAPE.test(source)) return;
-  const pending: Array<{ value: unknown; path: string }> = [{ value, path: "body" }];
+  // Paths as the relay's other field errors name them: `name`, `data.title`, `assets.1.path`.
+  const child = (path: string, step: string | number) => (path === "" ? String(step) : `${path}.${step}`);
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: "" }];
   while (pending.length > 0) {
     const { value: current, path } = pending.pop()!;
     if (typeof current === "string") {
       const problem = unsafeTextProblem(current);
-      if (problem) throw unsafeTextError(path, problem);
+      if (problem) throw unsafeTextError(path || "body", problem);
     } else if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+      current.forEach((item, index) => pending.push({ value: item, path: child(path, index) }));
     } else if (current !== null && typeof current === "object") {
       for (const [key, item] of Object.entries(current)) {
         const problem = unsafeTextProblem(key);
-        if (problem) throw unsafeTextError(`${path} (a key)`, problem);
-        pending.push({ value: item, path: `${path}.${key}` });
+        if (problem) throw unsafeTextError(path || "body", `a key with ${problem}`);
+        pending.push({ value: item, path: child(path, key) });
       }
     }
   }
