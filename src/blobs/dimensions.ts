@@ -1,6 +1,6 @@
 /**
- * An image's pixel size read from its header alone (PNG, JPEG, GIF, WebP; an SVG's from
- * its root element, svg.ts), without decoding: the attachment pipeline records width and height on the AttachmentRef and
+ * An image's pixel size read from its header alone (PNG, JPEG, GIF, WebP, AVIF; an SVG's
+ * from its root element, svg.ts), without decoding: the attachment pipeline records width and height on the AttachmentRef and
  * refuses a decompression bomb (a small file declaring a huge canvas) before anything
  * tries to decode it.
  */
@@ -53,7 +53,27 @@ function webp(b: Uint8Array): Dimensions | null {
   return null;
 }
 
-const READERS: Record<string, (b: Uint8Array) => Dimensions | null> = { "image/png": png, "image/gif": gif, "image/jpeg": jpeg, "image/webp": webp, "image/svg+xml": svgDimensions };
+/** How far into an AVIF file its `meta` box (with the image spatial extents) is looked for. */
+const AVIF_HEADER_BYTES = 64 * 1024;
+
+/**
+ * The largest `ispe` (image spatial extents: version/flags, width, height) box in an AVIF's
+ * header: the primary image's, or a larger tile's, so a bomb check never reads too little.
+ */
+function avif(b: Uint8Array): Dimensions | null {
+  let largest: Dimensions | null = null;
+  const end = Math.min(b.length, AVIF_HEADER_BYTES) - 16;
+  for (let at = 4; at <= end; at += 1) {
+    if (b[at] !== 0x69 || b[at + 1] !== 0x73 || b[at + 2] !== 0x70 || b[at + 3] !== 0x65) continue;
+    const found = { width: u32be(b, at + 8), height: u32be(b, at + 12) };
+    if (!largest || found.width * found.height > largest.width * largest.height) largest = found;
+  }
+  return largest;
+}
+
+const READERS: Record<string, (b: Uint8Array) => Dimensions | null> = {
+  "image/png": png, "image/gif": gif, "image/jpeg": jpeg, "image/webp": webp, "image/avif": avif, "image/svg+xml": svgDimensions,
+};
 
 /** The declared canvas of an image of a sniffed type, or null when unknown. */
 export function imageDimensions(mime: string, bytes: Uint8Array): Dimensions | null {

@@ -1,13 +1,15 @@
 // Stored originals (WIRE §4.6): a JPEG carrying EXIF with a GPS position, uploaded inline,
 // as multipart and through presign → PUT → confirm, is kept and served without any EXIF,
 // still decodes at its own size, and its AttachmentRef's size and sha256 are those of the
-// served bytes; an SVG is stored as the PNG it rasterises to (a huge declared canvas is a
-// bomb, a broken drawing is image_undecodable); a picture that does not decode is refused;
-// a GIF loses its comment but keeps its pixels. Every refusal stores nothing.
+// served bytes; PNG, WebP and AVIF stay in their format and size; an SVG is stored as the
+// PNG it rasterises to (a huge declared canvas is a bomb, a broken drawing is
+// image_undecodable); a picture that does not decode is refused; a GIF loses its comment
+// but keeps its pixels. Every refusal stores nothing.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, dispatch, expectError, json } from "../helpers";
 import { imageDimensions } from "../../../src/blobs/dimensions";
+import { sniff } from "../../../src/blobs/mime";
 import { containsText, GPS_MAKER, jpegSegments, withExifGps } from "../../support/jpeg-exif";
 import { holdings, inline, multipart, realPng, sha256, uploaded, uploader, utf8, type Ref } from "./helpers";
 
@@ -70,13 +72,18 @@ describe("stored originals without metadata", { timeout: 60_000 }, () => {
     expect(containsText(small, GPS_MAKER)).toBe(false);
   });
 
-  it("a PNG is re-encoded as PNG at its own size", async () => {
+  it("PNG, WebP and AVIF are re-encoded in their own format at their own size", async () => {
     const u = await uploader();
-    const ref = await uploaded(u.key, await realPng(40, 30));
-    expect(ref).toMatchObject({ mime: "image/png", width: 40, height: 30 });
-    const bytes = await download(u.key, ref);
-    expect(imageDimensions("image/png", bytes)).toEqual({ width: 40, height: 30 });
-    expect(ref).toMatchObject({ size: bytes.length, sha256: await sha256(bytes) });
+    const png = await realPng(40, 30);
+    for (const format of ["image/png", "image/webp", "image/avif"] as const) {
+      const source = format === "image/png" ? png : new Uint8Array(await (await env.IMAGES.input(new Blob([png]).stream()).output({ format })).response().arrayBuffer());
+      const ref = await uploaded(u.key, source);
+      expect(ref).toMatchObject({ mime: format, width: 40, height: 30 });
+      const bytes = await download(u.key, ref);
+      // (The local binding's info() does not read AVIF, so the header is read instead.)
+      expect({ type: sniff(bytes), ...imageDimensions(format, bytes) }).toEqual({ type: format, width: 40, height: 30 });
+      expect(ref).toMatchObject({ size: bytes.length, sha256: await sha256(bytes) });
+    }
   });
 
   it("rasterises an SVG to PNG at the size it declares", async () => {
