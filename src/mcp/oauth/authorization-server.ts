@@ -15,6 +15,7 @@
  */
 import type { OAuthAuthorizationServer, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { config } from "../../config";
+import { findAgentByKey } from "../../db/agents";
 
 export const OAUTH_AUTHORIZE_PATH = "/oauth/authorize";
 export const OAUTH_TOKEN_PATH = "/oauth/token";
@@ -54,7 +55,7 @@ export function oauthLibrary() {
 /** Built per request from the settings (the issuer is the API origin, which differs per deployment); construction only checks options. */
 export async function authorizationServer(env: Env): Promise<OAuthAuthorizationServer<Env>> {
   const { apiOrigin } = config(env);
-  const { OAuthAuthorizationServer } = await oauthLibrary();
+  const { OAuthAuthorizationServer, OAuthError } = await oauthLibrary();
   return new OAuthAuthorizationServer<Env>({
     issuer: apiOrigin,
     resources: [mcpResource(apiOrigin)],
@@ -62,6 +63,16 @@ export async function authorizationServer(env: Env): Promise<OAuthAuthorizationS
     tokenEndpoint: OAUTH_TOKEN_PATH,
     clientRegistrationEndpoint: OAUTH_REGISTER_PATH,
     scopesSupported: [MCP_SCOPE],
+    // A refresh for a grant whose key was revoked (or rotated away) is refused, and the
+    // library then ends the grant: the client goes back to the person at once instead of
+    // holding tokens that /mcp refuses. A paused agent still refreshes: resuming it revives them.
+    tokenExchangeCallback: async ({ grantType, props }) => {
+      if (grantType !== "refresh_token") return;
+      const found = await findAgentByKey(env, (props as McpGrantProps).agentKey);
+      if (!found.ok && found.reason !== "paused") {
+        throw new OAuthError("invalid_grant", { description: "The agent key this grant acted with was revoked; authorize again." });
+      }
+    },
   });
 }
 

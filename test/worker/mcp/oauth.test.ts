@@ -174,16 +174,26 @@ describe("MCP OAuth authorization server", () => {
   it("an expired token, a paused agent and revoked agent keys all stop the token", async () => {
     const human = await signIn();
     const agent = await claimedAgent(human, "stoppable");
-    const { tokens } = await authorizeAs(human, agent.agent_id);
+    const { client, tokens } = await authorizeAs(human, agent.agent_id);
     expect(await mcpStatus(tokens.access_token)).toBe(200);
+    const refresh = (refreshToken: string) => tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: client.client_id });
 
     await call(`/v1/self/agents/${agent.agent_id}/pause`, { method: "POST", session: human.session });
     await expectError(await mcpPost(LIST, { key: tokens.access_token }), 401, "oauth_token_invalid");
+    // Paused, the grant still refreshes (resuming revives it); the new token is refused until then.
+    const duringPause = await refresh(tokens.refresh_token);
+    expect(duringPause.status).toBe(200);
+    const { access_token: pausedToken, refresh_token: laterRefresh } = await duringPause.json() as { access_token: string; refresh_token: string };
+    expect(await mcpStatus(pausedToken)).toBe(401);
     await call(`/v1/self/agents/${agent.agent_id}/resume`, { method: "POST", session: human.session });
-    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    expect(await mcpStatus(pausedToken)).toBe(200);
 
     await call(`/v1/self/agents/${agent.agent_id}/revoke-key`, { method: "POST", session: human.session });
-    await expectError(await mcpPost(LIST, { key: tokens.access_token }), 401, "oauth_token_invalid");
+    await expectError(await mcpPost(LIST, { key: pausedToken }), 401, "oauth_token_invalid");
+    // Revoked, a refresh is refused and ends the grant.
+    const afterRevoke = await refresh(laterRefresh);
+    expect(afterRevoke.status).toBe(400);
+    expect(await oauthError(afterRevoke)).toBe("invalid_grant");
 
     // Expiry: the stored access token's expiry moved into the past.
     const fresh = await claimedAgent(human, "expiring");
