@@ -42,12 +42,18 @@ export class RelayClient {
   constructor(readonly baseUrl: string, private readonly version: string | null) {}
 
   /** One HTTP exchange. Throws only `fetch_error`; the status is the caller's to judge. */
-  async raw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+  /** The headers every call sends: accept JSON, the credential, and the CLI version unless turned off. */
+  baseHeaders(options: Pick<RequestOptions, "auth" | "sendVersion"> = {}): Record<string, string> {
     const headers: Record<string, string> = { accept: "application/json" };
     const auth = options.auth ?? { kind: "none" };
     if (auth.kind === "key") headers.authorization = `Bearer ${auth.key}`;
     if (auth.kind === "bearer") headers.authorization = `Bearer ${auth.token}`;
     if (options.sendVersion !== false && this.version) headers["x-service-cli-version"] = this.version;
+    return headers;
+  }
+
+  async raw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+    const headers = this.baseHeaders(options);
     let body: string | undefined;
     if (options.body !== undefined) {
       headers["content-type"] = "application/json";
@@ -202,7 +208,7 @@ function failureReason(err: unknown): string {
   return typeof e?.message === "string" && e.message ? e.message : String(err);
 }
 
-function fetchError(url: string, err: unknown): CliError {
+export function fetchError(url: string, err: unknown): CliError {
   const reason = failureReason(err);
   return new CliError("fetch_error", `Could not reach the relay at ${new URL(url).origin}: ${reason}.`, {
     hint: "Check --url, SERVICE_URL or the profile's url, and that the relay is running.",

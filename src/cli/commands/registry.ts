@@ -16,6 +16,8 @@ import { appsWake } from "./apps/wake.ts";
 import { appsDomain } from "./apps/domain.ts";
 import { appsWatch } from "./apps/watch.ts";
 import { appsTransfer } from "./apps/transfer.ts";
+import { appsExport } from "./apps/export.ts";
+import { appsImport } from "./apps/import.ts";
 import { data } from "./data/data.ts";
 import { work } from "./work/work.ts";
 import { typesCommand } from "./types-gen/types.ts";
@@ -79,8 +81,8 @@ export const COMMANDS: Command[] = [deploy, data, work, typesCommand];
 export const NOUNS: Noun[] = [
   {
     name: "apps",
-    summary: "list, inspect, audit, change, delete, restore, purge, watch and transfer your apps",
-    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch, appsTransfer, appsDomain],
+    summary: "list, inspect, audit, change, delete, restore, purge, watch, transfer, export and import your apps",
+    verbs: [appsList, appsShow, appsAudit, appsUpdate, appsShareLink, appsDelete, appsDeleted, appsRestore, appsPurge, appsWake, appsWatch, appsTransfer, appsDomain, appsExport, appsImport],
   },
   { name: "members", summary: "invite people to an app, set their custom roles, remove them", verbs: [membersAdd, membersList, membersSetRole, membersRemove, membersRoles] },
   { name: "grants", summary: "links that give whoever opens them a custom role (mint, list, revoke)", verbs: [grantsMint, grantsList, grantsRevoke] },

@@ -3,10 +3,10 @@
 // → confirm from 1 MB on); the relay sniffs, caps and stores it and answers the
 // AttachmentRef, printed as it is.
 // App scope needs --app-id (an id or slug, resolved as WIRE §1.5) and dies with the app.
-import { statSync } from "node:fs";
 import path from "node:path";
 import { stringFlag } from "../../argv.ts";
 import { invalidArgs } from "../../errors.ts";
+import { regularFileSize } from "../../local-file.ts";
 import { resolveApp } from "../../resolve-app.ts";
 import { uploadAttachment } from "../../uploader.ts";
 import { oneOf } from "../apps/common.ts";
@@ -37,14 +37,8 @@ export const attachmentUpload: Command = {
     const appFlag = stringFlag(ctx.flags, "app-id");
     if (scope === "app" && !appFlag) throw invalidArgs("--scope app needs --app-id.", ctx.command, { flag: "--app-id" });
     if (scope === "agent" && appFlag) throw invalidArgs("--app-id goes with --scope app.", ctx.command, { flag: "--app-id" });
-    let size: number;
-    try {
-      const stat = statSync(file);
-      if (!stat.isFile()) throw new Error("not a file");
-      size = stat.size;
-    } catch {
-      throw invalidArgs(`--file ${JSON.stringify(file)} is not a readable file.`, ctx.command, { flag: "--file" });
-    }
+    const size = regularFileSize(file);
+    if (size === null) throw invalidArgs(`--file ${JSON.stringify(file)} is not a readable file.`, ctx.command, { flag: "--file" });
     if (size > MAX_UPLOAD_BYTES) throw invalidArgs(`--file is ${size} bytes; attachments are at most ${MAX_UPLOAD_BYTES}.`, ctx.command, { flag: "--file" });
     const s = session(ctx);
     const appId = appFlag ? (await resolveApp(s.relay, s.key, appFlag)).id : undefined;
