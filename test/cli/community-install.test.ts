@@ -13,12 +13,17 @@ afterAll(() => {
   cleanupTempHomes();
 });
 
-const owned = { read: ["owner"], write: ["owner"], delete: ["owner"] };
+/** A todo app whose settings collection takes exactly the install answers this test gives. */
 const MANIFEST = {
-  $defs: { Todo: { type: "object", properties: { title: { type: "string" } }, required: ["title"], additionalProperties: false } },
+  $defs: {
+    Todo: { type: "object", properties: { title: { type: "string" }, done: { type: "boolean" } }, required: ["title"], additionalProperties: false },
+    Answers: { type: "object", properties: { team: { type: "string" }, colour: { enum: ["red", "blue"] } }, additionalProperties: false },
+  },
   "x-service-manifest": {
     app: { name: "Todo" },
-    collections: { todos: { schema: { $ref: "#/$defs/Todo" }, ...owned, seedOnInstall: true }, settings: owned },
+    collections: Object.fromEntries([["todos", "Todo", true], ["settings", "Answers", false]].map(([name, def, seeded]) => [name, {
+      schema: { $ref: `#/$defs/${def}` }, read: ["owner"], write: ["owner"], delete: ["owner"], ...(seeded ? { seedOnInstall: true } : {}),
+    }])),
     settingsCollection: "settings",
   },
 };
