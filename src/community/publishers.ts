@@ -6,10 +6,9 @@
  * operators' to set. The counts on the profile are read from the snapshots and the
  * visible reviews (src/community/reviews.ts), never stored.
  */
-import { and, count, eq, isNull, sum } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { db } from "../db/client";
 import { publishers, templateSnapshots } from "../db/community-schema";
-import { templateReviews } from "../db/community-installs-schema";
 import { nowIso } from "../auth/tokens";
 import { RelayError } from "../errors";
 import { publisherByHandle, publisherByHuman, type PublisherRow } from "./snapshots";
@@ -53,18 +52,14 @@ export async function ensurePublisher(env: Env, humanId: string): Promise<Publis
 
 /** What a profile shows, with the listed-template count and the visible reviews' stars read fresh. */
 export async function profileView(env: Env, publisher: PublisherRow): Promise<PublisherProfile> {
-  const d = db(env);
-  const [[listed], [rated]] = await Promise.all([
-    d.select({ total: count() }).from(templateSnapshots).where(and(
+  const [[listed], ratings] = await Promise.all([
+    db(env).select({ total: count() }).from(templateSnapshots).where(and(
       eq(templateSnapshots.publisherHumanId, publisher.humanId),
       eq(templateSnapshots.reviewStatus, "approved"),
       isNull(templateSnapshots.unpublishedAt),
       isNull(templateSnapshots.supersededAt),
     )),
-    d.select({ total: count(), stars: sum(templateReviews.stars) }).from(templateReviews).where(and(
-      eq(templateReviews.templatePublisherHumanId, publisher.humanId),
-      eq(templateReviews.status, "visible"),
-    )),
+    ratingTotals(env, publisher.humanId),
   ]);
   return {
     handle: publisher.handle,
@@ -76,8 +71,7 @@ export async function profileView(env: Env, publisher: PublisherRow): Promise<Pu
     created_at: publisher.createdAt,
     first_published_at: publisher.firstPublishedAt,
     approved_template_count: listed?.total ?? 0,
-    rating_count: rated?.total ?? 0,
-    rating_sum: Number(rated?.stars ?? 0),
+    ...ratings,
     trust_level: publisher.trustLevel,
   };
 }
