@@ -73,10 +73,12 @@ export interface LayoutProps {
   title: string;
   /** The signed-in human's email, shown with a sign-out button; null when signed out. */
   signedInAs: string | null;
+  /** Whether the signed-in human is a community operator (the review queue is in their navigation). */
+  operator?: boolean;
   children?: Child;
 }
 
-export const Layout: FC<LayoutProps> = ({ title, signedInAs, children }) => (
+export const Layout: FC<LayoutProps> = ({ title, signedInAs, operator, children }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -92,9 +94,11 @@ export const Layout: FC<LayoutProps> = ({ title, signedInAs, children }) => (
           <nav aria-label="Console" class="main">
             <a href="/">Agents</a>
             <a href="/console/apps" id="nav-apps">Apps</a>
+            <a href="/console/gallery" id="nav-gallery">Gallery</a>
+            {operator ? <a href="/console/review" id="nav-review">Review queue</a> : null}
             <a href="/console/account" id="nav-account">Account</a>
           </nav>
-        ) : null}
+        ) : <nav aria-label="Console" class="main"><a href="/console/gallery" id="nav-gallery">Gallery</a></nav>}
         {signedInAs ? (
           <nav aria-label="Account">
             <span class="muted">Signed in as <span id="signed-in-as">{signedInAs}</span></span>{" "}

@@ -8,6 +8,7 @@
 import type { Handler } from "hono";
 import type { Child } from "hono/jsx";
 import { RelayError, catalogue, type ErrorCode } from "../../errors";
+import { isOperatorEmail } from "../../community/callers";
 import { readBodyText } from "../body";
 import { resolveHuman } from "../middleware/auth";
 import { assertSameOrigin } from "../middleware/csrf";
@@ -42,7 +43,8 @@ function signedInEmail(c: AppContext): string | null {
 
 export function renderPage(c: AppContext, status: number, title: string, body: Child, headers: Record<string, string> = {}): Response | Promise<Response> {
   for (const [name, value] of Object.entries({ ...PAGE_HEADERS, ...headers })) c.header(name, value);
-  return c.html(<Layout title={title} signedInAs={signedInEmail(c)}>{body}</Layout>, status as 200);
+  const email = signedInEmail(c);
+  return c.html(<Layout title={title} signedInAs={email} operator={email !== null && isOperatorEmail(c.env, email)}>{body}</Layout>, status as 200);
 }
 
 const errorTitles: Record<number, string> = {

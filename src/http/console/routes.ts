@@ -28,6 +28,7 @@ import { invitePages } from "./invite";
 import { transferPages } from "./transfer";
 import { accountPages } from "./account";
 import { accountDeletePages } from "./account-delete";
+import { galleryPages } from "./gallery";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -58,6 +59,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   transferPages(route);
   accountPages(route);
   accountDeletePages(route);
+  galleryPages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }
