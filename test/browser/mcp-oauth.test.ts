@@ -4,8 +4,10 @@
 // sends the person to the approval page. Chromium signs in through the dev outbox, picks
 // which of the person's two agents the client acts as and approves; the relay redirects to
 // the client's loopback callback with the code; the client exchanges it (PKCE S256), lists
-// the 26 tools, and `agent whoami` names the agent the person picked. Every request stays
-// on loopback.
+// the 26 tools, and `agent whoami` names the agent the person picked. Then the person
+// disconnects it on the console's MCP clients page: its token answers 401 and the client's
+// next call fails.
+// Every request stays on loopback.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -116,6 +118,20 @@ describe("MCP OAuth in Chromium", () => {
     expect(whoami.isError ?? false).toBe(false);
     expect(whoami.content[0].text).toContain(picked.agent_id);
     expect(whoami.content[0].text).not.toContain(first.agent_id);
+
+    // The person disconnects the client in the console; its token and its next call are refused.
+    await page.goto(`${relayUrl}/`);
+    await page.locator("#my-mcp-clients").click();
+    const row = page.locator("#mcp-clients tbody tr", { hasText: "Browser test MCP client" });
+    await expect(row.locator('[data-field="agent"]').textContent()).resolves.toBe("picked-agent");
+    await row.locator('[data-action="disconnect"]').click();
+    await page.locator("#no-mcp-clients").waitFor();
+    const stopped = await fetch(`${relayUrl}/mcp`, {
+      method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      headers: { authorization: `Bearer ${provider.saved!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    });
+    expect(stopped.status).toBe(401);
+    await expect(client.listTools()).rejects.toThrow();
     await client.close();
   });
 });
