@@ -41,6 +41,10 @@ const ISOLATED_WORKER_TESTS = ["test/worker/dev/dev-endpoints.test.ts"];
 
 export default defineConfig({
   test: {
+    // Two runners on a 2-core machine: one slot left the second core idle while the worker
+    // project held it (the node project starts only after it). Each worker runner keeps a
+    // storage of its own, so the two never share a table.
+    maxWorkers: 2,
     projects: [
       {
         plugins: [cloudflareTest(workerPool)],
@@ -55,6 +59,9 @@ export default defineConfig({
           // Worker anew for each file cost about five seconds a file. Tests make their own
           // accounts and apps and never assume a table is empty.
           isolate: false,
+          // Two runners share the cores: a test waits on conditions, so a longer limit only
+          // matters when something is slow, never when it works.
+          testTimeout: 20_000,
         },
       },
       {
