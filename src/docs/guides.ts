@@ -45,6 +45,11 @@ export const GUIDES: readonly Guide[] = [
     markdown: async () => (await import("../../docs/attachments.md")).default,
   },
   {
+    slug: "community", title: "Community templates: publishing and review",
+    summary: "the publisher profile and its permanent handle, what a publish snapshots and never copies, the limits and refusals, and how operators review, approve, reject and trust",
+    markdown: async () => (await import("../../docs/community.md")).default,
+  },
+  {
     slug: "mcp", title: "The MCP endpoint",
     summary: "using the relay from an MCP client at /mcp: connecting with an agent key, the 26 tools, result and error shapes, and the guide prompt",
     markdown: async () => (await import("../../docs/mcp.md")).default,
