@@ -13,7 +13,8 @@
  * - every session is deleted (signed out everywhere), and so are unused claim codes,
  *   pending sign-in links for the address, and unspent app sign-in grants;
  * - their memberships of other people's apps end; pending ownership transfers they
- *   offered are withdrawn;
+ *   offered are withdrawn; the template reviews they wrote and the reports they filed
+ *   are deleted (a publisher's rating no longer counts them);
  * - organizations: their memberships end; where they were the last admin, the
  *   longest-standing remaining member becomes admin; where they were alone, the
  *   organization is deleted; billing moves to the longest-standing remaining admin;
@@ -117,6 +118,8 @@ export async function confirmDeletion(env: Env, token: string): Promise<Deletion
     env.DB.prepare("DELETE FROM magic_links WHERE email = ?1").bind(human.email),
     byHuman("DELETE FROM app_session_grants WHERE human_id = ?1"),
     byHuman("DELETE FROM app_members WHERE human_id = ?1"),
+    byHuman("DELETE FROM template_reviews WHERE reviewer_human_id = ?1"),
+    byHuman("DELETE FROM review_reports WHERE reporter_human_id = ?1"),
     stamped("UPDATE app_transfers SET status = 'withdrawn', resolved_at = ?2 WHERE from_human_id = ?1 AND status = 'pending'"),
     ...orgStatements,
     ...["app_favorites", "app_views", "upgrade_dismissals", "signup_sources", "push_subscriptions", "usage_flows", "account_deletions"]

@@ -1,11 +1,13 @@
 // Reviews of community templates (WIRE §2.10 Review): only installers, with a verified
 // email, one per install; a body with a link or an email address is held; the template's
 // publisher answers (null clears); one report per account; operators remove and unhold;
-// the publisher profile's rating_count and rating_sum count visible reviews only.
+// the publisher profile's rating_count and rating_sum count visible reviews only; deleting
+// an account deletes the reviews and reports it wrote.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
 import { asOperator, person } from "../community/helpers";
+import { form, mailedToken } from "../account/fixtures";
 import { installer, listTemplate, publisher, type Publisher } from "./fixtures";
 
 type Obj = Record<string, unknown>;
@@ -89,6 +91,21 @@ describe("reviews", () => {
     expect(await json<Obj>(await asOperator(operator, `${path}/remove`, { method: "POST" }), 200)).toMatchObject({ status: "removed" });
     await expectError(await asOperator(operator, `${path}/unhold`, { method: "POST" }), 409, "conflict");
     await expectError(await call(`${path}/respond`, { key: pub.agent.api_key, json: { response: "x" } }), 404, "review_not_found");
+    expect(await json<Obj>(await call("/v1/publisher", { key: pub.agent.api_key }), 200)).toMatchObject({ rating_count: 0, rating_sum: 0 });
+  });
+
+  it("a deleted account takes its reviews and reports with it, and the rating forgets them", async () => {
+    const pub = await publisher();
+    await listTemplate(pub);
+    const me = await installedBy(pub);
+    const review = await json<{ id: string }>(await call("/v1/reviews", { key: me.agent.api_key, json: { template: `${pub.handle}/todo`, stars: 5 } }), 201);
+    await json(await call(`/v1/reviews/${review.id}/report`, { key: me.agent.api_key, json: { reason: "my own" } }), 200);
+    expect(await json<Obj>(await call("/v1/publisher", { key: pub.agent.api_key }), 200)).toMatchObject({ rating_count: 1, rating_sum: 5 });
+    await json(await call("/v1/self", { method: "DELETE", session: me.human.session }), 202);
+    const token = await mailedToken(me.human.email, "account/delete");
+    expect((await call("/account/delete", { method: "POST", session: me.human.session, ...form([["token", token]]) })).status).toBe(200);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM template_reviews WHERE reviewer_human_id = ?1").bind(me.human.humanId).first("n")).toBe(0);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM review_reports WHERE reporter_human_id = ?1").bind(me.human.humanId).first("n")).toBe(0);
     expect(await json<Obj>(await call("/v1/publisher", { key: pub.agent.api_key }), 200)).toMatchObject({ rating_count: 0, rating_sum: 0 });
   });
 });
