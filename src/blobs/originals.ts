@@ -5,7 +5,8 @@
  * position, camera serial or XMP history never reaches anyone who downloads it:
  *
  * - JPEG, PNG, still WebP and AVIF are re-encoded, in their own format, by the platform's
- *   Images binding (locally: miniflare's sharp), whose output carries no metadata;
+ *   Images binding (locally: miniflare's sharp), whose output carries no metadata; a JPEG
+ *   stored sideways with an EXIF orientation is turned upright first (jpeg-orientation.ts);
  * - SVG is rasterised by the same binding to PNG at the size its root declares;
  * - GIF and animated WebP are rewritten without their metadata blocks
  *   (container-metadata.ts), keeping every frame;
@@ -19,6 +20,7 @@ import { imageDimensions, type Dimensions } from "./dimensions";
 import { requireImageWithinPixels } from "./expansion";
 import { sniff } from "./mime";
 import { gifWithoutMetadata, isAnimatedWebp, webpWithoutMetadata } from "./container-metadata";
+import { jpegOrientation, jpegWithoutApp1, UPRIGHT_TRANSFORMS } from "./jpeg-orientation";
 
 type EncodedFormat = "image/jpeg" | "image/png" | "image/webp" | "image/avif";
 
@@ -52,9 +54,12 @@ async function bindingDimensions(env: Env, mime: string, bytes: Uint8Array): Pro
 /** Re-encodes through the Images binding; the output must be a non-empty file of the asked format. */
 async function reencoded(env: Env, mime: string, format: EncodedFormat, bytes: Uint8Array): Promise<StoredOriginal> {
   if (imageDimensions(mime, bytes) === null) requireImageWithinPixels(await bindingDimensions(env, mime, bytes));
+  // A sideways JPEG goes in without its EXIF (so the tag cannot be applied twice) and with the turn that makes it upright.
+  const turns = mime === "image/jpeg" ? UPRIGHT_TRANSFORMS[jpegOrientation(bytes)] ?? [] : [];
+  const input = turns.length > 0 ? jpegWithoutApp1(bytes) : bytes;
   let output: Uint8Array;
   try {
-    const result = await env.IMAGES.input(new Blob([bytes]).stream()).output({ format });
+    const result = await turns.reduce((image, turn) => image.transform(turn), env.IMAGES.input(new Blob([input]).stream())).output({ format });
     output = new Uint8Array(await result.response().arrayBuffer());
   } catch (err) {
     throw undecodable(mime, err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "the image binding refused it");

@@ -1,5 +1,5 @@
 // JPEG files with camera metadata for the image tests: splices an APP1 "Exif" segment
-// holding a GPS position (and an orientation and a camera maker) in after a JPEG's SOI
+// holding a GPS position (and an orientation tag and a camera maker) in after a JPEG's SOI
 // marker, and lists a JPEG's segments so a test can say which markers a file carries.
 // Pure byte work: runs in workerd and in Node alike.
 
@@ -28,7 +28,7 @@ const RATIONAL = 5;
  * The TIFF body of an Exif block: IFD0 with Make, Orientation and a GPS pointer; a GPS
  * IFD with latitude N 51° 30' 0" and longitude W 0° 7' 0".
  */
-function exifTiff(): number[] {
+function exifTiff(orientation: number): number[] {
   const maker = [...new TextEncoder().encode(GPS_MAKER), 0];
   // Layout (offsets from the TIFF header): header 8, IFD0 at 8 with 3 entries (2 + 36 + 4 = 42 bytes) → 50,
   // maker text at 50, GPS IFD after it, then its rationals.
@@ -41,7 +41,7 @@ function exifTiff(): number[] {
   const ifd0 = [
     ...u16(3),
     ...ifdEntry(0x010f, ASCII, maker.length, u32(makerAt)),
-    ...ifdEntry(0x0112, SHORT, 1, u16(1)),
+    ...ifdEntry(0x0112, SHORT, 1, u16(orientation)),
     ...ifdEntry(0x8825, LONG, 1, u32(gpsAt)),
     ...u32(0),
   ];
@@ -63,10 +63,10 @@ function exifTiff(): number[] {
   ];
 }
 
-/** The JPEG with an APP1 Exif segment (GPS position, camera maker) right after its SOI marker. */
-export function withExifGps(jpeg: Uint8Array): Uint8Array {
+/** The JPEG with an APP1 Exif segment (GPS position, camera maker, an orientation, 1 = upright) right after its SOI marker. */
+export function withExifGps(jpeg: Uint8Array, orientation = 1): Uint8Array {
   if (jpeg[0] !== 0xff || jpeg[1] !== 0xd8) throw new Error("not a JPEG: no SOI marker");
-  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...exifTiff()];
+  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...exifTiff(orientation)];
   const segment = [0xff, 0xe1, ...u16(body.length + 2), ...body];
   const out = new Uint8Array(jpeg.length + segment.length);
   out.set(jpeg.subarray(0, 2), 0);

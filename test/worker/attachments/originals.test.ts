@@ -1,10 +1,10 @@
 // Stored originals (WIRE §4.6): a JPEG carrying EXIF with a GPS position, uploaded inline,
 // as multipart and through presign → PUT → confirm, is kept and served without any EXIF,
 // still decodes at its own size, and its AttachmentRef's size and sha256 are those of the
-// served bytes; PNG, WebP and AVIF stay in their format and size; an SVG is stored as the
-// PNG it rasterises to (a huge declared canvas is a bomb, a broken drawing is
-// image_undecodable); a picture that does not decode is refused; a GIF loses its comment
-// but keeps its pixels. Every refusal stores nothing.
+// served bytes; a photo stored sideways is turned upright; PNG, WebP and AVIF stay in
+// their format and size; an SVG is stored as the PNG it rasterises to (a huge declared
+// canvas is a bomb, a broken drawing is image_undecodable); a picture that does not decode
+// is refused; a GIF loses its comment but keeps its pixels. Every refusal stores nothing.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, dispatch, expectError, json } from "../helpers";
@@ -15,10 +15,10 @@ import { holdings, inline, multipart, realPng, sha256, uploaded, uploader, utf8,
 
 const EXIF_APP1 = 0xe1;
 
-/** A decodable 300×200 JPEG made by the Images binding, with an APP1 Exif segment holding a GPS position spliced in. */
-async function photoWithGps(): Promise<Uint8Array> {
+/** A decodable 300×200 JPEG made by the Images binding, with an APP1 Exif segment holding a GPS position (and `orientation`) spliced in. */
+async function photoWithGps(orientation = 1): Promise<Uint8Array> {
   const result = await env.IMAGES.input(new Blob([await realPng(300, 200)]).stream()).output({ format: "image/jpeg" });
-  return withExifGps(new Uint8Array(await result.response().arrayBuffer()));
+  return withExifGps(new Uint8Array(await result.response().arrayBuffer()), orientation);
 }
 
 async function download(key: string, ref: Ref): Promise<Uint8Array> {
@@ -70,6 +70,14 @@ describe("stored originals without metadata", { timeout: 60_000 }, () => {
     const small = new Uint8Array(await thumbnail.arrayBuffer());
     expect(imageDimensions("image/jpeg", small)).toEqual({ width: 64, height: 43 });
     expect(containsText(small, GPS_MAKER)).toBe(false);
+  });
+
+  it("a photo stored sideways (EXIF orientation 6, 3, 8) is kept upright, its tag gone with the rest", async () => {
+    const u = await uploader();
+    for (const [orientation, width, height] of [[6, 200, 300], [3, 300, 200], [8, 200, 300]]) {
+      const ref = await uploaded(u.key, await photoWithGps(orientation));
+      await expectCleanJpeg(u.key, ref, width, height);
+    }
   });
 
   it("PNG, WebP and AVIF are re-encoded in their own format at their own size", async () => {
