@@ -3,8 +3,9 @@
  * install (which snapshot made which app for whom, the template version it runs now and
  * what an upgrade replaced, so it can be reverted), the star reviews installers leave
  * (one per install), the reports people file against a review (one per account), and a
- * per-day rollup of the publisher's analytics (tries, installs, views). The templates and
- * publishers themselves live in community-schema.ts.
+ * per-day rollup of the publisher's analytics (tries, installs, views, and tries and
+ * installs per country). The templates and publishers themselves live in
+ * community-schema.ts.
  */
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 
@@ -77,4 +78,17 @@ export const templateDailyStats = sqliteTable("template_daily_stats", {
 }, (t) => [
   primaryKey({ columns: [t.snapshotId, t.day] }),
   index("template_daily_stats_publisher").on(t.publisherHumanId, t.day),
+]);
+
+/** The publisher's tries and installs per snapshot, UTC day and the caller's country ("" when unknown). */
+export const templateRegionStats = sqliteTable("template_region_stats", {
+  snapshotId: text("snapshot_id").notNull(),
+  publisherHumanId: text("publisher_human_id").notNull(),
+  day: text("day").notNull(),
+  region: text("region").notNull(),
+  tries: integer("tries").notNull(),
+  installs: integer("installs").notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.snapshotId, t.day, t.region] }),
+  index("template_region_stats_publisher").on(t.publisherHumanId, t.day),
 ]);
