@@ -80,7 +80,7 @@ describe("text the relay could not keep", { timeout: 60_000 }, () => {
 
   it("is refused in an inline attachment's filename, and JSON nested far too deep is a 400, not a crash", async () => {
     const t = await setup();
-    const upload = await expectError(await call("/v1/attachments", { key: t.key, json: { filename: "a\u0000.txt", mime: "text/plain", data_base64: btoa("hello") } }), 400, "invalid_request");
+    const upload = await expectError(await call("/v1/attachments", { key: t.key, json: { filename: "a\u0000.txt", mime: "text/plain", content_base64: btoa("hello") } }), 400, "invalid_request");
     expect(upload.details?.field).toBe("filename");
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
     const res = await call(t.rows, { key: t.key, body: `{"data":${deep}}`, contentType: "application/json" });
