@@ -4,7 +4,8 @@
  * right, so each entry is read from the stream, hashed, and put in R2 under
  * `imports/<import id>/` (the small JSON entries and the document stay in memory). Only
  * after SHA256SUMS has been checked does the import read them back; the folder is deleted
- * when the import ends, whatever the outcome.
+ * when the import ends, whatever the outcome, and the cron removes what an import that died
+ * midway left behind.
  */
 import { newId } from "../../auth/tokens";
 import type { Config } from "../../config";
@@ -91,4 +92,21 @@ export async function discardStaged(bucket: R2Bucket, prefix: string): Promise<v
     await bucket.delete(listed.objects.map((object) => object.key));
     if (!listed.truncated) return;
   }
+}
+
+/** Staged entries older than this belong to an import that died midway (a Worker ended mid-request). */
+const STAGING_KEPT_MS = 24 * 3600 * 1000;
+
+/** The cron's sweep of staged entries left by imports that never finished; answers how many went. */
+export async function sweepImportStaging(bucket: R2Bucket, now: number): Promise<number> {
+  let removed = 0;
+  let cursor: string | undefined;
+  do {
+    const listed = await bucket.list({ prefix: "imports/", limit: 1000, ...(cursor ? { cursor } : {}) });
+    const stale = listed.objects.filter((object) => object.uploaded.getTime() < now - STAGING_KEPT_MS).map((object) => object.key);
+    if (stale.length > 0) await bucket.delete(stale);
+    removed += stale.length;
+    cursor = listed.truncated ? listed.cursor : undefined;
+  } while (cursor);
+  return removed;
 }

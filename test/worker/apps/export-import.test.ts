@@ -11,6 +11,7 @@ import { call, count, expectError, json } from "../helpers";
 import { b64, deploy, owner, ownerCounts, PDF, PNG, SCHEMA_URI, uniqueText, versionRecord, type Owner } from "./fixtures";
 import { readTar, tarEnd, tarHeader, tarPadding } from "../../../src/apps/archive/tar";
 import { sumsText } from "../../../src/apps/archive/format";
+import { sweepImportStaging } from "../../../src/apps/archive/staging";
 
 const MANIFEST = {
   $schema: SCHEMA_URI,
@@ -258,5 +259,14 @@ describe("app export and import", { timeout: 60_000 }, () => {
     await refusedLeavingNothing(o, async () => {
       await expectError(await importing(o.key, await rebuilt(entries)), 422, "row_schema_violation");
     });
+  });
+
+  it("the cron removes entries an import that died midway left staged, once they are a day old", async () => {
+    const key = `imports/imp_${crypto.randomUUID().replace(/-/g, "")}/rows/000001.ndjson`;
+    await env.BLOBS.put(key, "{}\n");
+    await sweepImportStaging(env.BLOBS, Date.now());
+    expect(await env.BLOBS.head(key)).not.toBeNull();
+    expect(await sweepImportStaging(env.BLOBS, Date.now() + 2 * 86_400_000)).toBeGreaterThanOrEqual(1);
+    expect(await env.BLOBS.head(key)).toBeNull();
   });
 });
