@@ -48,9 +48,9 @@ export function configContract(snapshot: SnapshotRow) {
 }
 
 /** The contract a caller fetched counts as a try on the publisher's analytics. */
-export async function fetchConfigContract(env: Env, ref: TemplateRef) {
+export async function fetchConfigContract(env: Env, ref: TemplateRef, region = "") {
   const snapshot = await listedSnapshot(env, ref);
-  await countTemplateEvent(env, snapshot, { tries: 1 });
+  await countTemplateEvent(env, snapshot, { tries: 1 }, region);
   return configContract(snapshot);
 }
 
@@ -95,7 +95,7 @@ function seedWithSettings(seedRows: SeedRows, settingsCollection: string | null,
   return out;
 }
 
-export async function installTemplate(env: Env, actor: DeployActor, ref: TemplateRef, answers: Record<string, string>): Promise<{ app_id: string; slug: string; url: string }> {
+export async function installTemplate(env: Env, actor: DeployActor, ref: TemplateRef, answers: Record<string, string>, region = ""): Promise<{ app_id: string; slug: string; url: string }> {
   if (!actor.ownerHumanId) {
     throw new RelayError("agent_not_claimed", "This agent has no human yet; an install creates an app for the agent's human.");
   }
@@ -120,6 +120,6 @@ export async function installTemplate(env: Env, actor: DeployActor, ref: Templat
     publisherHumanId: snapshot.publisherHumanId, templateSlug: snapshot.slug, installerHumanId: actor.ownerHumanId, installerAgentId: actor.agentId,
     previousAppVersion: null, previousSnapshotId: null, previousTemplateVersion: null, lastUpgradedAt: null, createdAt: nowIso(),
   });
-  await countTemplateEvent(env, snapshot, { tries: 1, installs: 1 });
+  await countTemplateEvent(env, snapshot, { tries: 1, installs: 1 }, region);
   return { app_id: appId, slug: created.body.slug as string, url: created.body.url as string };
 }

@@ -30,6 +30,12 @@ const installed = z.object({ app_id: z.string(), slug: z.string(), url: z.string
 const BY_NAME = "/v1/community/templates/:handle/:slug";
 const BY_ID = "/v1/community/templates/:ref";
 
+/** The caller's country as the platform saw it ("" when it did not say), for the publisher's analytics. */
+function regionOf(c: AppContext): string {
+  const cf = c.req.raw.cf as { country?: unknown } | undefined;
+  return typeof cf?.country === "string" ? cf.country : "";
+}
+
 function refOf(c: AppContext, byName: boolean): TemplateRef {
   return byName ? { handle: c.req.param("handle")!, slug: c.req.param("slug")! } : { snapshotId: c.req.param("ref")! };
 }
@@ -41,7 +47,7 @@ export function communityInstallRoutes(app: Hono<AppEnv>): void {
       method: "get", path: `${prefix}/config-contract`, tag: "community", auth: "agent",
       summary: `The config contract of an approved, listed template ${named}: its settings collection, config steps and connect steps (counts as a try)`,
       responses: { 200: { description: "The contract", schema: contract }, ...errors(401, 404) },
-    }, async (c) => c.json(await fetchConfigContract(c.env, refOf(c, byName))));
+    }, async (c) => c.json(await fetchConfigContract(c.env, refOf(c, byName), regionOf(c))));
 
     defineRoute(app, {
       method: "post", path: `${prefix}/install`, tag: "community", auth: "agent", bodyOptional: true,
@@ -50,7 +56,7 @@ export function communityInstallRoutes(app: Hono<AppEnv>): void {
       responses: { 201: { description: "The new app", schema: installed }, ...errors(400, 401, 403, 404, 409, 413) },
     }, async (c, { body }) => {
       const agent = c.get("agent");
-      return c.json(await installTemplate(c.env, { agentId: agent.agentId, ownerHumanId: agent.ownerHumanId }, refOf(c, byName), body.config ?? {}), 201);
+      return c.json(await installTemplate(c.env, { agentId: agent.agentId, ownerHumanId: agent.ownerHumanId }, refOf(c, byName), body.config ?? {}, regionOf(c)), 201);
     });
   }
 }

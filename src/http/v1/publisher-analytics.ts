@@ -1,6 +1,6 @@
 /**
  * `GET /v1/publisher/analytics` (spec A, AKO): the publisher's tries, installs, views and
- * their conversion, per template and per UTC day, for the agent's human or the signed-in
+ * their conversion, per template, per country and per UTC day, for the agent's human or the signed-in
  * owner. Counted by src/community/stats.ts.
  */
 import type { Hono } from "hono";
@@ -25,6 +25,7 @@ export function publisherAnalyticsRoutes(app: Hono<AppEnv>): void {
         description: "The analytics",
         schema: z.object({
           days: z.number().int(), since: z.string(), ...counts, conversion,
+          regions: z.array(z.object({ region: z.string().meta({ description: "country code; empty when unknown" }), tries: z.number().int(), installs: z.number().int() })),
           templates: z.array(z.object({ snapshot_id: z.string(), name: z.string().nullable(), slug: z.string().nullable(), version: z.string().nullable(), ...counts, conversion })),
           series: z.array(z.object({ day: z.string(), ...counts })),
         }).meta({ title: "PublisherAnalytics" }),

@@ -5,7 +5,7 @@
 // the app; every bad answer is refused before anything exists; both calls count as tries.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, count, expectError, json } from "../helpers";
+import { buildRequest, call, count, dispatch, expectError, json } from "../helpers";
 import { installer, listTemplate, publisher, todoManifest, unpublish, type Publisher } from "./fixtures";
 
 const PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -125,10 +125,13 @@ describe("install", () => {
     const pub = await publisher();
     const snapshotId = await listTemplate(pub);
     const me = await installer();
-    await json(await call(contractPath(pub), { key: me.agent.api_key }), 200);
+    // The platform's country of the caller (request.cf) is counted per region.
+    const fromNl = new Request(buildRequest(contractPath(pub), { key: me.agent.api_key }), { cf: { country: "NL" } } as RequestInit);
+    await json(await dispatch(fromNl), 200);
     await json(await call(`/v1/community/templates/${snapshotId}/install`, { key: me.agent.api_key, json: { config: { greeting: "Hi" } } }), 201);
     const stats = await json<Record<string, unknown>>(await call("/v1/publisher/analytics?days=7", { key: pub.agent.api_key }), 200);
     expect(stats).toMatchObject({ days: 7, tries: 2, installs: 1, views: 0, conversion: 0.5 });
+    expect(stats.regions).toEqual([{ region: "", tries: 1, installs: 1 }, { region: "NL", tries: 1, installs: 0 }]);
     expect(stats.templates).toEqual([{ snapshot_id: snapshotId, name: "Todo", slug: "todo", version: "1.0.0", tries: 2, installs: 1, views: 0, conversion: 0.5 }]);
     const series = stats.series as { day: string; tries: number }[];
     expect(series).toHaveLength(7);
