@@ -6,7 +6,7 @@
  * (an in-app notification: the app's feed of notices to its owner); unpublishing is the
  * publisher's own act, idempotent, and leaves existing installs alone.
  */
-import { and, asc, desc, eq, gt, isNull, lt, ne, or } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gt, isNull, lt, ne, or } from "drizzle-orm";
 import { db } from "../db/client";
 import { publishers, templateSnapshots } from "../db/community-schema";
 import { apps } from "../db/apps-schema";
@@ -69,14 +69,22 @@ export async function markApproved(env: Env, snapshot: SnapshotRow, reviewerHuma
     await d.batch(steps);
     return;
   }
-  await d.batch([...steps, d.update(templateSnapshots).set({ supersededAt: now }).where(and(
+  const sameSlug = and(
     eq(templateSnapshots.publisherHumanId, snapshot.publisherHumanId),
     eq(templateSnapshots.slug, snapshot.slug),
     eq(templateSnapshots.reviewStatus, "approved"),
-    isNull(templateSnapshots.supersededAt),
     ne(templateSnapshots.id, snapshot.id),
-    lt(templateSnapshots.publishedAt, snapshot.publishedAt),
-  ))]);
+  );
+  await d.batch([
+    ...steps,
+    d.update(templateSnapshots).set({ supersededAt: now })
+      .where(and(sameSlug, isNull(templateSnapshots.supersededAt), lt(templateSnapshots.publishedAt, snapshot.publishedAt))),
+    // Approving an older version after a newer one was listed leaves the newer one listed.
+    d.update(templateSnapshots).set({ supersededAt: now }).where(and(
+      eq(templateSnapshots.id, snapshot.id),
+      exists(d.select({ id: templateSnapshots.id }).from(templateSnapshots).where(and(sameSlug, gt(templateSnapshots.publishedAt, snapshot.publishedAt)))),
+    )),
+  ]);
 }
 
 /** Approves a pending (or earlier rejected) submission; approving an approved one changes nothing. */

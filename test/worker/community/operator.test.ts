@@ -80,6 +80,19 @@ describe("operator review", { timeout: 60_000 }, () => {
     await expectError(await asOperator(operator, "/v1/community/pending?limit=0"), 400, "invalid_request");
   });
 
+  it("lists only the newest approved version when an older one is approved after it", async () => {
+    const operator = await person("operator");
+    const { owner, appId } = await todoPublisher();
+    const older = await json<Answer>(await publish(owner, { app_id: appId, slug: "late-review", version: "1.0.0" }), 201);
+    const newer = await json<Answer>(await publish(owner, { app_id: appId, slug: "late-review", version: "2.0.0" }), 201);
+    await json(await asOperator(operator, `/v1/community/submissions/${newer.snapshot_id}/approve`, { method: "POST" }), 200);
+    const late = await json<Detail>(await asOperator(operator, `/v1/community/submissions/${older.snapshot_id}/approve`, { method: "POST" }), 200);
+    expect(late.review_status).toBe("approved");
+    expect(typeof late.superseded_at).toBe("string");
+    expect((await json<Detail>(await asOperator(operator, `/v1/community/submissions/${newer.snapshot_id}`), 200)).superseded_at).toBeNull();
+    expect((await json<Obj>(await call("/v1/publisher", { key: owner.key }), 200)).approved_template_count).toBe(1);
+  });
+
   it("refuses every operator route to anyone not on the list, changing nothing", async () => {
     const operator = await person("operator");
     const { owner, appId } = await todoPublisher();

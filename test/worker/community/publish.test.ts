@@ -15,8 +15,10 @@ type Detail = Obj & { html: string; manifest: Obj; seed_rows: Record<string, { k
 describe("publish", () => {
   it("snapshots the live version with attested example rows only", async () => {
     const { owner, appId } = await todoPublisher();
-    // A member, a credential and a connection exist on the app; none may reach the snapshot.
     await json(await call(`/v1/apps/${appId}/credentials`, { key: owner.key, json: { label: "backend", grants: [{ collection: "todos", ops: ["read"] }] } }), 201);
+    // A member, a credential and a connection exist on the app; none may reach the snapshot.
+    const member = await person("member");
+    await json(await call(`/v1/apps/${appId}/members`, { key: owner.key, json: { email: member.human.email, role: "member" } }), 201);
     await json(await call(`/v1/apps/${appId}/connections`, { key: owner.key, json: { name: "crm", kind: "static", allowedHost: "api.crm.example.com", headerName: "Authorization", headerValue: "Bearer crm-secret-value" } }), 201);
 
     const steps = [
@@ -52,7 +54,9 @@ describe("publish", () => {
     // What is stored: nothing of the settings row, drafts, credentials or connection secrets.
     const stored = await env.DB.prepare("SELECT * FROM template_snapshots WHERE id = ?1").bind(answer.snapshot_id).first<Record<string, unknown>>();
     const everything = JSON.stringify(stored);
-    for (const secret of ["very-secret", "private draft", "crm-secret-value", "svcs_", "install-config"]) expect(everything).not.toContain(secret);
+    for (const secret of ["very-secret", "private draft", "crm-secret-value", "svcs_", "install-config", member.human.email, member.human.humanId]) {
+      expect(everything).not.toContain(secret);
+    }
   });
 
   it("copies no rows without the attestation, and orders versions of a slug", async () => {
