@@ -21,6 +21,7 @@ import { requireImageWithinPixels } from "./expansion";
 import { sniff } from "./mime";
 import { gifWithoutMetadata, isAnimatedWebp, webpWithoutMetadata } from "./container-metadata";
 import { jpegOrientation, jpegWithoutApp1, UPRIGHT_TRANSFORMS } from "./jpeg-orientation";
+import { transformImage } from "./image-binding";
 
 type EncodedFormat = "image/jpeg" | "image/png" | "image/webp" | "image/avif";
 
@@ -59,8 +60,7 @@ async function reencoded(env: Env, mime: string, format: EncodedFormat, bytes: U
   const input = turns.length > 0 ? jpegWithoutApp1(bytes) : bytes;
   let output: Uint8Array;
   try {
-    const result = await turns.reduce((image, turn) => image.transform(turn), env.IMAGES.input(new Blob([input]).stream())).output({ format });
-    output = new Uint8Array(await result.response().arrayBuffer());
+    output = (await transformImage(env, input, turns, format)).bytes;
   } catch (err) {
     throw undecodable(mime, err instanceof Error ? err.message.split("\n")[0].slice(0, 200) : "the image binding refused it");
   }

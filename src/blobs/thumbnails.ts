@@ -1,14 +1,16 @@
 /**
  * Thumbnails (WIRE §4.6): `?w=` snaps up to one of the listed widths and is made by the
- * platform's Images binding (no codec bundled into the Worker; locally miniflare runs it
- * through sharp). A width above the largest, one at or above the source's own width, a
- * type that is not a still raster image (png, jpeg, webp, gif), encryption at rest, or a
- * resize that fails all serve the original (null here), never an error. A variant is
+ * platform's Images binding (image-binding.ts; no codec bundled into the Worker; locally
+ * miniflare runs it through sharp). A width above the largest, one at or above the
+ * source's own width, a type that is not a still raster image (png, jpeg, webp, gif),
+ * encryption at rest, or a resize that fails (twice) all serve the original (null here),
+ * never an error. A variant is
  * made once, kept in R2 beside its source (`attachments/<id>/w<width>`), served from
  * there afterwards, never metered, and deleted with the source (deleteStoredBytes).
  */
 import { config } from "../config";
 import { objectKey, type AttachmentRow } from "./attachments";
+import { transformImage } from "./image-binding";
 
 export const THUMBNAIL_WIDTHS = [64, 128, 256, 512, 1024, 2048] as const;
 
@@ -43,10 +45,9 @@ export async function thumbnailFor(env: Env, row: AttachmentRow, requested: numb
   const source = await env.BLOBS.get(objectKey(row.id));
   if (!source) return null;
   try {
-    const result = await env.IMAGES.input(source.body).transform({ width, fit: "scale-down" }).output({ format: mime });
-    const bytes = new Uint8Array(await result.response().arrayBuffer());
-    await env.BLOBS.put(key, bytes, { httpMetadata: { contentType: result.contentType() } });
-    return { bytes, mime: result.contentType(), width };
+    const { bytes, contentType } = await transformImage(env, new Uint8Array(await source.arrayBuffer()), [{ width, fit: "scale-down" }], mime);
+    await env.BLOBS.put(key, bytes, { httpMetadata: { contentType } });
+    return { bytes, mime: contentType, width };
   } catch (err) {
     console.warn("thumbnail failed; serving the original", row.id, width, err instanceof Error ? err.message : String(err));
     return null;
