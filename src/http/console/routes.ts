@@ -29,6 +29,7 @@ import { transferPages } from "./transfer";
 import { accountPages } from "./account";
 import { accountDeletePages } from "./account-delete";
 import { galleryPages } from "./gallery";
+import { reviewPages } from "./review";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -60,6 +61,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   accountPages(route);
   accountDeletePages(route);
   galleryPages(route);
+  reviewPages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }
