@@ -36,10 +36,14 @@ export function unguessableSlug(): string {
   return `l${randomBase36(23)}`;
 }
 
+/** A name as lowercase letters, digits and single inner hyphens, at most `maxLength` characters. */
+export function slugStem(name: string, maxLength: number): string {
+  return name.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, maxLength).replace(/-+$/g, "");
+}
+
 /** Private and public apps without a chosen slug: readable stem from the app name plus a short suffix. */
 export function friendlySlug(name: string | null | undefined): string {
-  const stem = (name ?? "app").normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40)
-    .replace(/-+$/g, "");
+  const stem = slugStem(name ?? "app", 40);
   const base = stem.length >= 2 && !RESERVED_SLUGS.has(stem) ? stem : "app";
   return `${base}-${randomBase36(6)}`;
 }

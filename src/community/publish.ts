@@ -22,6 +22,7 @@ import type { HumanRow } from "../db/humans";
 import type { CompiledManifest } from "../manifest";
 import { requireLiveManifest } from "../apps/live-manifest";
 import { ownerRows } from "../apps/owner-rows";
+import { slugStem } from "../apps/slug";
 import { newId, nowIso } from "../auth/tokens";
 import { externalDestinations, newDestinations, publishRefusals, type Refusal } from "./destinations";
 import { ensurePublisher } from "./publishers";
@@ -57,6 +58,7 @@ export interface PublishAnswer {
 }
 
 export const DEFAULT_TEMPLATE_VERSION = "1.0.0";
+export const TEMPLATE_SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,46}[a-z0-9])$/;
 /** JSON kept in one D1 row (manifest, seed rows, steps) stays under D1's 2 MB row cap. */
 const MAX_SNAPSHOT_ROW_JSON_BYTES = 1_800_000;
 
@@ -108,6 +110,12 @@ async function slugHistory(env: Env, publisherHumanId: string, slug: string): Pr
   return rows.sort((a, b) => compareSemver(b.version, a.version));
 }
 
+/** Without a slug, the title's (WIRE-MCP §2.23: derived from the title); null when the title yields none. */
+function slugFromTitle(title: string): string | null {
+  const stem = slugStem(title, 48);
+  return TEMPLATE_SLUG_PATTERN.test(stem) ? stem : null;
+}
+
 function byteLength(text: string): number {
   return new TextEncoder().encode(text).byteLength;
 }
@@ -128,7 +136,8 @@ export async function publishApp(env: Env, human: HumanRow, agentId: string, app
 
   const publisher = await ensurePublisher(env, human.id);
   const templateVersion = input.version ?? DEFAULT_TEMPLATE_VERSION;
-  const slug = input.slug ?? null;
+  const title = input.title ?? manifest.app.name.slice(0, 80);
+  const slug = input.slug ?? slugFromTitle(title);
   const history = slug === null ? [] : await slugHistory(env, human.id, slug);
   if (history[0] && compareSemver(templateVersion, history[0].version) <= 0) {
     throw new RelayError("template_version_not_newer", `${slug} already has version ${history[0].version}; publish a greater one.`,
@@ -156,7 +165,7 @@ export async function publishApp(env: Env, human: HumanRow, agentId: string, app
   const snapshot: SnapshotRow = {
     id: newId(SNAPSHOT_ID_PREFIX), publisherHumanId: human.id, publishedByAgentId: agentId,
     sourceAppId: app.id, sourceAppVersion: version.version, versionId: `${app.id}@${version.version}`,
-    name: manifest.app.name, slug, version: templateVersion, title: input.title ?? manifest.app.name.slice(0, 80),
+    name: manifest.app.name, slug, version: templateVersion, title,
     description: input.description ?? null, longDescription: input.long_description ?? null, category: input.category ?? null,
     tagsJson: JSON.stringify(input.tags ?? []),
     documentSha256: version.documentSha256, documentBytes: version.documentBytes, manifestJson: version.manifestJson, assetsJson: version.assetsJson,

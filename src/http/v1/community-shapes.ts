@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { isSemver } from "../../community/semver";
+import { TEMPLATE_SLUG_PATTERN } from "../../community/publish";
 import { isoTime } from "./schemas";
 
-export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,46}[a-z0-9])$/;
 export const SETUP_STEP_KINDS = ["config", "seed-data", "connect", "note", "upload"] as const;
 
 const setupStep = z.strictObject({
@@ -38,7 +38,7 @@ export const publishBody = z.strictObject({
   long_description: z.string().max(4000).optional(),
   category: z.string().trim().min(1).max(40).optional(),
   tags: z.array(z.string().trim().min(1).max(32)).max(6).optional(),
-  slug: z.string().regex(SLUG_PATTERN, "must be 3 to 48 lowercase letters, digits or inner hyphens").optional(),
+  slug: z.string().regex(TEMPLATE_SLUG_PATTERN, "must be 3 to 48 lowercase letters, digits or inner hyphens").optional(),
   version: z.string().refine(isSemver, "must be a semver version such as 1.0.0").optional(),
   changelog_note: z.string().max(2000).optional(),
   setup_steps: z.array(setupStep).max(20).superRefine((steps, ctx) => {

@@ -42,7 +42,7 @@ export function communityRoutes(app: Hono<AppEnv>): void {
   defineRoute(app, {
     method: "get", path: "/v1/community/pending", tag: "community", auth: "agent",
     summary: "Pending submissions, expedited first, then oldest first (operators only)",
-    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).optional(), cursor: z.string().max(500).optional() }),
+    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(200).optional(), cursor: z.string().max(500).optional() }),
     responses: {
       200: { description: "A page of the queue", schema: z.object({ items: z.array(submissionSummary), next_cursor: z.string().nullable() }) },
       ...errors(400, 401, 426), ...notOperator,

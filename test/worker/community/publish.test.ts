@@ -75,8 +75,11 @@ describe("publish", () => {
     // Another publisher's slug of the same name is theirs to number.
     const other = await todoPublisher();
     expect((await json<Answer>(await publish(other.owner, { app_id: other.appId, slug, version: "0.1.0" }), 201)).version).toBe("0.1.0");
-    // No slug: nothing to order against.
-    expect((await json<Answer>(await publish(owner, { app_id: appId }), 201)).slug).toBeNull();
+    // No slug: one is made from the title; a title that makes none leaves the template reachable by its id only.
+    expect((await json<Answer>(await publish(owner, { app_id: appId, title: "Todo list, for Teams!" }), 201)).slug).toBe("todo-list-for-teams");
+    await expectError(await publish(owner, { app_id: appId, title: "Todo list for teams" }), 409, "template_version_not_newer");
+    expect((await json<Answer>(await publish(owner, { app_id: appId, title: "✓✓" }), 201)).slug).toBeNull();
+    expect((await json<Answer>(await publish(owner, { app_id: appId, title: "✓✓" }), 201)).slug).toBeNull();
   });
 
   it("lists webhook, embed and fetch destinations for the reviewer", async () => {

@@ -11,14 +11,14 @@ export const templateListPending: Command = {
   verb: "list-pending",
   summary: "submissions waiting for review, expedited first (operators only)",
   flags: [
-    { name: "limit", kind: "string", value: "<n>", description: "items per page, 1..100 (default 25)" },
+    { name: "limit", kind: "string", value: "<n>", description: "items per page, 1..200 (default 25)" },
     { name: "cursor", kind: "string", value: "<cursor>", description: "next_cursor from the previous page" },
   ],
   args: [],
   examples: ["service template list-pending --limit 10"],
   skillCheck: true,
   async run(ctx) {
-    const limit = wholeFlag(ctx, "limit", 1, 100);
+    const limit = wholeFlag(ctx, "limit", 1, 200);
     const s = session(ctx);
     const params = query({ limit: limit === undefined ? undefined : String(limit), cursor: stringFlag(ctx.flags, "cursor") });
     ctx.out.json(await s.relay.object("GET", `/v1/community/pending${params}`, { auth: s.auth }));
