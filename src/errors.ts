@@ -148,9 +148,9 @@ export const catalogue = {
   handle_already_claimed: entry(409, "Your publisher handle is already claimed; handles are permanent.", "Keep the handle you have (`service publisher show`)."),
   publisher_not_found: entry(404, "No publisher has claimed that handle.", "Check the handle; it is the part before / in <handle>/<slug>."),
   // --- app export and import (this relay, docs/export-import.md) ---
-  import_archive_invalid: entry(400, "The body is not a complete app export: not a tar archive, truncated, an entry that does not belong, a damaged header, or an export.json or SHA256SUMS that does not read.", "Send the file `service apps export` wrote, whole and unchanged."),
-  import_archive_too_large: entry(413, "The archive, or one entry in it, is over the size the relay imports.", "details.limit gives the cap in bytes; trim the app (rows, attachments) and export it again."),
-  import_checksum_mismatch: entry(422, "An entry's bytes do not match the sha256 (or size) SHA256SUMS lists for it, or an entry is missing or unlisted: the archive was changed or damaged.", "Export the app again and import that file unchanged."),
+  import_archive_invalid: entry(400, "The body is not a complete app export: not a tar archive, truncated, an entry that does not belong, a damaged header, or an export.json or SHA256SUMS that does not read.", "Send the file `service apps export` wrote, whole and unchanged (see /docs/export-import)."),
+  import_archive_too_large: entry(413, "The archive, or one entry in it, is over the size the relay imports.", "details.limit gives the cap in bytes; trim the app (rows, attachments) and export it again (see /docs/export-import)."),
+  import_checksum_mismatch: entry(422, "An entry's bytes do not match the sha256 (or size) SHA256SUMS lists for it, or an entry is missing or unlisted: the archive was changed or damaged.", "Export the app again and import that file unchanged (see /docs/export-import)."),
   // --- identity flows (this relay) ---
   claim_code_invalid: entry(400, "The claim code is unknown, expired or already used.", "Ask your human to mint a new claim code; codes last 15 minutes and work once (see /skills/service/references/registering.md)."),
   device_code_invalid: entry(400, "The device code is unknown.", "Start again with `service agent register`."),

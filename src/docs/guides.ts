@@ -50,6 +50,11 @@ export const GUIDES: readonly Guide[] = [
     markdown: async () => (await import("../../docs/community.md")).default,
   },
   {
+    slug: "export-import", title: "Exporting and importing an app",
+    summary: "one tar archive of an app (manifest, document, assets, rows with their stamps, referenced attachments, SHA256SUMS) and a new app made from it: what is never exported, what an import checks first, and its refusals",
+    markdown: async () => (await import("../../docs/export-import.md")).default,
+  },
+  {
     slug: "mcp", title: "The MCP endpoint",
     summary: "using the relay from an MCP client at /mcp: connecting with an agent key, the 26 tools, result and error shapes, and the guide prompt",
     markdown: async () => (await import("../../docs/mcp.md")).default,

@@ -269,4 +269,10 @@ describe("app export and import", { timeout: 60_000 }, () => {
     expect(await sweepImportStaging(env.BLOBS, Date.now() + 2 * 86_400_000)).toBeGreaterThanOrEqual(1);
     expect(await env.BLOBS.head(key)).toBeNull();
   });
+
+  it("the guide is served at /docs/export-import", async () => {
+    const res = await call("/docs/export-import", { headers: { accept: "text/markdown" } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("# Exporting and importing an app");
+  });
 });
