@@ -2,7 +2,7 @@
 // and feed, manage it, and see the §1.4 error shapes — a route's refusal flattened with
 // its catalogue code (another owner's app is app_not_found, exactly as over /v1), a local
 // argument check as invalid_args (missing, mistyped or unknown arguments, unknown actions,
-// host file paths), and a feature this relay lacks as not_implemented. Rows written through
+// host file paths), and an operator-only action refused to a non-operator. Rows written through
 // the tools are the rows /v1 serves.
 import { describe, expect, it } from "vitest";
 import { call, claimedAgent, json, signIn } from "../helpers";
@@ -108,7 +108,7 @@ describe("MCP tools", () => {
       expect(answer.value.message).toMatch(message);
     }
 
-    const missing = await tool(stranger.api_key, "community", { action: "list_pending" });
-    expect(missing.value).toMatchObject({ error: "not_implemented", status: 501, message: expect.stringContaining("/v1/community/pending") });
+    const operatorOnly = await tool(stranger.api_key, "community", { action: "list_pending" });
+    expect(operatorOnly).toMatchObject({ isError: true, value: { error: "not_a_reviewer", status: 403, hint: expect.any(String) } });
   });
 });
