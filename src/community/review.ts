@@ -15,7 +15,7 @@ import { newId, nowIso } from "../auth/tokens";
 import { RelayError } from "../errors";
 import { decodeOpaqueCursor, encodeOpaqueCursor } from "../http/opaque-cursor";
 import { snapshotById, type SnapshotRow } from "./snapshots";
-import { publishersOf, summaryOf, type SubmissionSummary } from "./submission-views";
+import { publishersOf, summaryOf, SUMMARY_COLUMNS, type SubmissionSummary } from "./submission-views";
 
 type Env = { DB: D1Database };
 
@@ -39,7 +39,8 @@ export async function pendingQueue(env: Env, limit: number, cursor?: string): Pr
       and(eq(templateSnapshots.publishedAt, after[1]), gt(templateSnapshots.id, after[2])),
     )),
   );
-  const rows = await db(env).select().from(templateSnapshots)
+  const columns = Object.fromEntries(SUMMARY_COLUMNS.map((name) => [name, templateSnapshots[name]])) as { [K in (typeof SUMMARY_COLUMNS)[number]]: (typeof templateSnapshots)[K] };
+  const rows = await db(env).select(columns).from(templateSnapshots)
     .where(and(eq(templateSnapshots.reviewStatus, "pending"), isNull(templateSnapshots.unpublishedAt), afterCursor))
     .orderBy(desc(templateSnapshots.expedited), asc(templateSnapshots.publishedAt), asc(templateSnapshots.id))
     .limit(limit + 1);

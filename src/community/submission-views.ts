@@ -58,21 +58,28 @@ function publisherName(publisher: PublisherRow | undefined): string | null {
   return publisher?.displayName ?? publisher?.handle ?? null;
 }
 
-export async function publishersOf(env: { DB: D1Database }, snapshots: SnapshotRow[]): Promise<Map<string, PublisherRow>> {
+export async function publishersOf(env: { DB: D1Database }, snapshots: Pick<SnapshotRow, "publisherHumanId">[]): Promise<Map<string, PublisherRow>> {
   const ids = [...new Set(snapshots.map((snapshot) => snapshot.publisherHumanId))];
   if (ids.length === 0) return new Map();
   const rows = await db(env).select().from(publishers).where(inArray(publishers.humanId, ids));
   return new Map(rows.map((row) => [row.humanId, row]));
 }
 
-export function summaryOf(snapshot: SnapshotRow, publisher: PublisherRow | undefined): SubmissionSummary {
+/** The snapshot columns a summary reads: none of the large JSON ones (manifest, seed rows, steps, assets). */
+export const SUMMARY_COLUMNS = [
+  "id", "title", "description", "longDescription", "category", "tagsJson", "reviewStatus", "publisherHumanId", "sourceAppId",
+  "seededRowCount", "publishedAt", "slug", "version", "attestExampleOnly", "expedited",
+] as const satisfies readonly (keyof SnapshotRow)[];
+export type SummaryColumns = Pick<SnapshotRow, (typeof SUMMARY_COLUMNS)[number]>;
+
+export function summaryOf(snapshot: SummaryColumns, publisher: PublisherRow | undefined): SubmissionSummary {
   return {
     snapshot_id: snapshot.id,
     name: snapshot.title,
     description: snapshot.description,
     long_description: snapshot.longDescription,
     category: snapshot.category,
-    tags: snapshotContent(snapshot).tags,
+    tags: JSON.parse(snapshot.tagsJson) as string[],
     review_status: snapshot.reviewStatus,
     publisher_human_id: snapshot.publisherHumanId,
     publisher_name: publisherName(publisher),
