@@ -3,7 +3,7 @@
  * request with its setup steps and limits, and the SubmissionSummary / SubmissionDetail
  * answers. Kept apart from the route module so the routes read as parse → call → render.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { isSemver } from "../../community/semver";
 import { TEMPLATE_SLUG_PATTERN } from "../../community/publish";
 import { isoTime } from "./schemas";

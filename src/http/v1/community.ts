@@ -6,7 +6,7 @@
  * Installs and the config contract live in their own module.
  */
 import type { Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { defineRoute } from "../routes";
 import type { AppEnv } from "../types";
 import { humanOfAgent, operatorOfAgent, verifiedHumanOfAgent } from "../../community/callers";

@@ -3,12 +3,14 @@
 // the store's instance gets a flush that does nothing, until the instance is gone. The
 // alarm still flushes; such tests take it away (or run it) themselves.
 import { env, runInDurableObject } from "cloudflare:test";
-import { EagerFlush } from "../../../durable-objects/app-store/outbox";
+
+/** What the store calls after a commit (EagerFlush's shape), doing nothing. */
+const heldFlush = { request: async () => {}, settled: async () => {} };
 
 /** Stops `appId`'s store from handing entries to the queue on commit; call before the writes. */
 export async function holdEagerFlush(appId: string): Promise<void> {
   const stub = env.APP_STORE.get(env.APP_STORE.idFromName(appId));
   await runInDurableObject(stub, (instance) => {
-    (instance as unknown as { eagerFlush: EagerFlush }).eagerFlush = new EagerFlush(async () => {});
+    (instance as unknown as { eagerFlush: typeof heldFlush }).eagerFlush = heldFlush;
   });
 }
