@@ -53,7 +53,8 @@ async function installCounts(env: Env, publisherIds: string[]): Promise<Map<stri
   return new Map(rows.filter((row) => row.slug !== null).map((row) => [templateKey(row.publisher, row.slug!), row.count]));
 }
 
-function meanStars(rating: { count: number; sum: number } | undefined): number | null {
+/** Mean stars, one decimal; null without ratings. */
+export function meanStars(rating: { count: number; sum: number } | undefined): number | null {
   return rating && rating.count > 0 ? Math.round((rating.sum / rating.count) * 10) / 10 : null;
 }
 

@@ -243,3 +243,75 @@ describe("console: the operator's review queue", () => {
     expect((await callWith(asOperatorConfig(ops.human.email), "/console/review?cursor=garbage", { session: ops.human.session })).status).toBe(400);
   });
 });
+
+async function publisherRow(humanId: string) {
+  return env.DB.prepare("SELECT handle, display_name, bio, url FROM publishers WHERE human_id = ?1").bind(humanId).first();
+}
+
+describe("console: the publisher page", () => {
+  it("claims a permanent handle once: bad, taken and second claims are refused on the page", async () => {
+    const me = await installer();
+    expect((await call("/console/publisher")).headers.get("location")).toBe("/signin?return_to=%2Fconsole%2Fpublisher");
+    const fresh = await page("/console/publisher", me.human.session);
+    for (const fragment of ['id="claim-form"', "not claimed yet", 'id="no-published-templates"', 'id="no-publisher-reviews"', 'id="nav-publisher"']) expect(fresh).toContain(fragment);
+    for (const bad of ["", "A", "ab", "-abc", "abc-", "has space", "x".repeat(40)]) {
+      const res = await post("/console/publisher/claim", me.human.session, [["handle", bad]]);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain('id="form-error"');
+    }
+    const handle = `me-${crypto.randomUUID().slice(0, 8)}`;
+    const claimed = await post("/console/publisher/claim", me.human.session, [["handle", handle]]);
+    expect(claimed.status).toBe(303);
+    expect(claimed.headers.get("location")).toBe("/console/publisher?flash=claimed");
+    const after = await page("/console/publisher?flash=claimed", me.human.session);
+    expect(after).toContain(`<dd data-fact="handle">@${handle}</dd>`);
+    expect(after).not.toContain('id="claim-form"');
+    expect((await post("/console/publisher/claim", me.human.session, [["handle", `${handle}-2`]])).status).toBe(409);
+    const other = await installer();
+    const taken = await post("/console/publisher/claim", other.human.session, [["handle", handle]]);
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain("is taken");
+    expect((await publisherRow(me.human.humanId))?.handle).toBe(handle);
+  });
+
+  it("edits display name, bio and web address (blank clears); bad values change nothing", async () => {
+    const me = await installer();
+    const saved = await post("/console/publisher/profile", me.human.session, [["display_name", " Ada "], ["bio", "Builds todo apps"], ["url", "https://ada.example"]]);
+    expect(saved.status).toBe(303);
+    expect(await publisherRow(me.human.humanId)).toMatchObject({ display_name: "Ada", bio: "Builds todo apps", url: "https://ada.example" });
+    const good = { display_name: "Ada", bio: "Builds todo apps", url: "https://ada.example" };
+    for (const bad of [{ display_name: "x".repeat(81) }, { bio: "b".repeat(501) }, { url: "javascript:alert(1)" }, { url: "ftp://x.example" }]) {
+      expect((await post("/console/publisher/profile", me.human.session, Object.entries({ ...good, ...bad }))).status).toBe(400);
+    }
+    expect(await publisherRow(me.human.humanId)).toMatchObject({ display_name: "Ada", bio: "Builds todo apps", url: "https://ada.example" });
+    expect((await post("/console/publisher/profile", me.human.session, [["display_name", ""], ["bio", " "], ["url", ""]])).status).toBe(303);
+    expect(await publisherRow(me.human.humanId)).toMatchObject({ display_name: null, bio: null, url: null });
+  });
+
+  it("lists the person's templates with review status and note, and their reviews with an answer form; only their own reviews can be answered", async () => {
+    const pub = await publisher();
+    const listed = await listTemplate(pub);
+    await listTemplate(pub, { slug: "waiting", reviewStatus: "pending" });
+    const refused = await listTemplate(pub, { slug: "refused", reviewStatus: "rejected" });
+    await env.DB.prepare("UPDATE template_snapshots SET review_note = 'Seed rows look real' WHERE id = ?1").bind(refused).run();
+    const fan = await installer();
+    await json(await call(`/v1/community/templates/${pub.handle}/todo/install`, { key: fan.agent.api_key, json: { config: { greeting: "Hi" } } }), 201);
+    const review = await json<{ id: string }>(await call("/v1/reviews", { key: fan.agent.api_key, json: { template: `${pub.handle}/todo`, stars: 4, body: "Does the job" } }), 201);
+
+    const html = await page("/console/publisher", pub.human.session);
+    for (const fragment of [
+      `<tr data-snapshot-id="${listed}" data-review-status="approved">`, `href="/console/gallery/${pub.handle}/todo"`,
+      'data-review-status="pending"', "Operator&#39;s note: Seed rows look real", `<li data-review-id="${review.id}" class="spaced">`, "Does the job", "4 ★ (1 review)",
+    ]) expect(html).toContain(fragment);
+
+    const answered = await post(`/console/publisher/reviews/${review.id}/respond`, pub.human.session, [["response", "Thank you!"]]);
+    expect(answered.status).toBe(303);
+    expect((await env.DB.prepare("SELECT publisher_response FROM template_reviews WHERE id = ?1").bind(review.id).first())?.publisher_response).toBe("Thank you!");
+    expect(await page(`/console/gallery/${pub.handle}/todo`, undefined)).toContain("Publisher&#39;s response: Thank you!");
+    expect((await post(`/console/publisher/reviews/${review.id}/respond`, fan.human.session, [["response", "I am not the publisher"]])).status).toBe(403);
+    expect((await post("/console/publisher/reviews/rev_nothing/respond", pub.human.session, [["response", "x"]])).status).toBe(404);
+    expect((await post(`/console/publisher/reviews/${review.id}/respond`, pub.human.session, [["response", "r".repeat(2001)]])).status).toBe(400);
+    expect((await post(`/console/publisher/reviews/${review.id}/respond`, pub.human.session, [["response", ""]])).status).toBe(303);
+    expect((await env.DB.prepare("SELECT publisher_response FROM template_reviews WHERE id = ?1").bind(review.id).first())?.publisher_response).toBeNull();
+  });
+});

@@ -20,7 +20,7 @@ import { Alert, When } from "./layout";
 import { appPath } from "./owner-app";
 import { currentHuman, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
-import { Destinations, ratingText, SetupSteps, templateDisclosure, WhatItAsks } from "./template-parts";
+import { Destinations, ratingText, SetupSteps, Stars, templateDisclosure, WhatItAsks } from "./template-parts";
 
 const MAX_QUERY_CHARS = 100;
 /** Config answers arrive as `config.<step key>` form fields. */
@@ -136,7 +136,7 @@ function Reviews({ reviews }: { reviews: TemplateReview[] }) {
       {reviews.length ? (
         <ul id="reviews">{reviews.map((review) => (
           <li data-review-id={review.id} data-stars={review.stars}>
-            <p><strong>{"★".repeat(review.stars)}{"☆".repeat(5 - review.stars)}</strong> <span class="vh">{review.stars} of 5 stars</span> <When iso={review.createdAt} /></p>
+            <p><Stars stars={review.stars} /> <When iso={review.createdAt} /></p>
             {review.body ? <p>{review.body}</p> : null}
             {review.publisherResponse ? <p class="note" data-field="response">Publisher's response: {review.publisherResponse}</p> : null}
           </li>

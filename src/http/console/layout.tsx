@@ -95,6 +95,7 @@ export const Layout: FC<LayoutProps> = ({ title, signedInAs, operator, children 
             <a href="/">Agents</a>
             <a href="/console/apps" id="nav-apps">Apps</a>
             <a href="/console/gallery" id="nav-gallery">Gallery</a>
+            <a href="/console/publisher" id="nav-publisher">Publisher</a>
             {operator ? <a href="/console/review" id="nav-review">Review queue</a> : null}
             <a href="/console/account" id="nav-account">Account</a>
           </nav>

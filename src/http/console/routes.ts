@@ -30,6 +30,7 @@ import { accountPages } from "./account";
 import { accountDeletePages } from "./account-delete";
 import { galleryPages } from "./gallery";
 import { reviewPages } from "./review";
+import { publisherPages } from "./publisher";
 
 export type PageRoute = (method: Method, path: string, handler: (c: AppContext) => Response | Promise<Response>) => void;
 
@@ -62,6 +63,7 @@ export function consoleRoutes(app: Hono<AppEnv>): void {
   accountDeletePages(route);
   galleryPages(route);
   reviewPages(route);
+  publisherPages(route);
   // Registered after every real handler, so only the verbs a path lacks land here.
   for (const path of paths) app.all(path, methodNotAllowed);
 }

@@ -99,3 +99,8 @@ export function ratingText(rating: number | null, count: number): string {
   if (rating === null) return "No reviews yet";
   return `${rating} ★ (${count} ${count === 1 ? "review" : "reviews"})`;
 }
+
+/** A review's stars, drawn and spelled out for screen readers. */
+export function Stars({ stars }: { stars: number }) {
+  return <><strong aria-hidden="true">{"★".repeat(stars)}{"☆".repeat(5 - stars)}</strong> <span class="vh">{stars} of 5 stars</span></>;
+}
