@@ -150,6 +150,10 @@ ${accountSection}
 | \`/console/apps/<id>/members\` | people and access: members, grant links and service credentials (links and tokens shown once, on the page answering the mint or rotate) |
 | \`/console/apps/<id>/collections/<name>\`, \`…/feed\` | an app's rows (newest first, searchable) and its live feed |
 | \`GET /console/account\` | my account: profile, product-update mail, usage, deletion |
+| \`GET /console/gallery\` | the community template gallery: approved templates, searchable; open without signing in |
+| \`/console/gallery/<handle>/<slug>\` | a template's page: card, what it asks for, destinations, setup steps, reviews, and the install form (signed in) |
+| \`/console/publisher\` | my publisher profile: claim the handle, edit the profile, my templates' review state, answer reviews |
+| \`/console/review\` | the operator's review queue and a submission's page with Approve and Reject (operators only) |
 | \`GET /account/delete\` | without a token: sign in, or ask for the confirmation link |
 | \`GET /invite?token=\` | accept an app invitation (after signing in as the invited address) |
 | \`GET /docs/errors\` | every error code, with an anchor per code |
