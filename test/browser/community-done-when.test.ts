@@ -21,6 +21,9 @@ afterAll(() => {
 
 type Obj = Record<string, unknown>;
 
+/** A collection only its owner reads and writes, rows checked against `#/$defs/<def>`. */
+const ownerOnly = (def: string) => ({ schema: { $ref: `#/$defs/${def}` }, read: ["owner"], write: ["owner"], update: ["owner"], delete: ["owner"] });
+
 /** A todo app whose settings collection keeps the install answer (the team's name). */
 const MANIFEST = {
   $defs: {
@@ -30,8 +33,8 @@ const MANIFEST = {
   "x-service-manifest": {
     app: { name: "Todo" },
     collections: {
-      todos: { schema: { $ref: "#/$defs/Todo" }, read: ["owner"], write: ["owner"], update: ["owner"], delete: ["owner"], seedOnInstall: true },
-      settings: { schema: { $ref: "#/$defs/Settings" }, read: ["owner"], write: ["owner"], update: ["owner"], delete: ["owner"] },
+      todos: { ...ownerOnly("Todo"), seedOnInstall: true },
+      settings: ownerOnly("Settings"),
     },
     settingsCollection: "settings",
   },
