@@ -27,6 +27,8 @@
 //   (i) attachments: upload MB/s of 1 MB and 10 MB files inline, multipart and presigned,
 //       downloads, a photo's re-encoding, and ?w= thumbnails first hit and cached, beside a
 //       bare Worker's R2 put/get and Images resize (scripts/bench-attachments.mjs)
+//   (j) size and start: the gzipped bundle `wrangler deploy --dry-run` would upload, and
+//       spawn → first answered request, for the relay and the baseline (scripts/bench-size.mjs)
 //
 // Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (50), BENCH_LIST_ROWS (1000),
@@ -48,6 +50,7 @@ import { profiled } from "./bench-profile.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
 import { benchTasks } from "./bench-tasks.mjs";
+import { benchSize } from "./bench-size.mjs";
 import { benchAttachments } from "./bench-attachments.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -640,15 +643,19 @@ async function main() {
   console.log("starting the relay and the baseline (wrangler dev, same node_modules, loopback)…");
   const relayPort = await freePort();
   const inspectorPort = PROFILE ? await freePort() : 0;
+  const relaySpawned = performance.now();
   const relay = { ...await startRelay({
     port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
     // The per-app quotas would stop a benchmark long before it measures anything.
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000", MAX_BLOBS_PER_ACCOUNT_BYTES: "100000000000" },
   }), inspectorPort };
+  const starts = { relay: (performance.now() - relaySpawned) / 1000, baseline: 0 };
   cleanups.push(relay.stop);
   const receiver = await startHookReceiver();
   cleanups.push(() => { void receiver.close(); });
+  const baselineSpawned = performance.now();
   const baseline = await startBaseline(receiver.url);
+  starts.baseline = (performance.now() - baselineSpawned) / 1000;
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
   if (runs("a")) await benchCreates(relay, app, baseline);
@@ -660,6 +667,7 @@ async function main() {
   if (runs("g") && INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
   if (runs("h")) await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
   if (runs("i") && UPLOAD_SIZES.length) await benchAttachments({ request, expectStatus, percentile, table }, relay, app, baseline, { runs: UPLOAD_RUNS, sizes: UPLOAD_SIZES });
+  if (runs("j")) benchSize({ root, wrangler, env: quietEnv, table }, starts);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
