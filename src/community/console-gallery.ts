@@ -109,3 +109,9 @@ export async function templateStats(env: Env, publisherHumanId: string, slug: st
   const rating = rated.get(key);
   return { ratingCount: rating?.count ?? 0, rating: meanStars(rating), installCount: installed.get(key) ?? 0 };
 }
+
+/** Reviews held for an operator (a link or address in the body), oldest first: the review queue's second list. */
+export async function heldReviews(env: Env): Promise<TemplateReview[]> {
+  return db(env).select().from(templateReviews).where(eq(templateReviews.status, "held"))
+    .orderBy(templateReviews.createdAt).limit(TEMPLATE_PAGE_REVIEWS);
+}

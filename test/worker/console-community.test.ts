@@ -244,6 +244,33 @@ describe("console: the operator's review queue", () => {
   });
 });
 
+describe("console: held reviews in the review queue", () => {
+  it("lists reviews held for a link or address; Release makes one visible, Remove takes one down; others are refused", async () => {
+    const pub = await publisher();
+    await listTemplate(pub);
+    const held: string[] = [];
+    for (const body of ["See https://spam.example for more", "Mail me at someone@example.com"]) {
+      const fan = await installer();
+      await json(await call(`/v1/community/templates/${pub.handle}/todo/install`, { key: fan.agent.api_key, json: { config: { greeting: "Hi" } } }), 201);
+      const review = await json<{ id: string; status: string }>(await call("/v1/reviews", { key: fan.agent.api_key, json: { template: `${pub.handle}/todo`, stars: 2, body } }), 201);
+      expect(review.status).toBe("held");
+      held.push(review.id);
+    }
+    const ops = await installer();
+    const queuePage = await operatorPage(ops.human.email, "/console/review", ops.human.session);
+    for (const id of held) expect(queuePage).toContain(`<li data-review-id="${id}" class="spaced">`);
+    expect((await operatorPost("ops-only@example.com", `/console/review/reviews/${held[0]}/unhold`, ops.human.session)).status).toBe(403);
+    const released = await operatorPost(ops.human.email, `/console/review/reviews/${held[0]}/unhold`, ops.human.session);
+    expect(released.headers.get("location")).toBe("/console/review?flash=released");
+    const removed = await operatorPost(ops.human.email, `/console/review/reviews/${held[1]}/remove`, ops.human.session);
+    expect(removed.headers.get("location")).toBe("/console/review?flash=removed");
+    const statuses = await env.DB.prepare("SELECT id, status FROM template_reviews WHERE id IN (?1, ?2) ORDER BY id").bind(...held).all();
+    expect(Object.fromEntries(statuses.results.map((row) => [row.id, row.status]))).toEqual({ [held[0]]: "visible", [held[1]]: "removed" });
+    expect((await operatorPost(ops.human.email, "/console/review/reviews/rev_nothing/remove", ops.human.session)).status).toBe(404);
+    expect((await operatorPost(ops.human.email, `/console/review/reviews/${held[1]}/unhold`, ops.human.session)).status).toBe(409);
+  });
+});
+
 async function publisherRow(humanId: string) {
   return env.DB.prepare("SELECT handle, display_name, bio, url FROM publishers WHERE human_id = ?1").bind(humanId).first();
 }

@@ -5,17 +5,20 @@
  * data can go, its setup steps) and Approve / Reject-with-a-note buttons that call the same
  * review functions as the operator's API routes. Only humans on
  * COMMUNITY_REVIEW_OPERATOR_EMAILS see any of it; everyone else gets not_a_reviewer.
+ * The queue page also lists reviews held for an operator, with Release and Remove.
  */
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { isOperatorEmail } from "../../community/callers";
 import { approveSubmission, pendingQueue, rejectSubmission, submissionById } from "../../community/review";
 import { detailOf, type SubmissionDetail, type SubmissionSummary } from "../../community/submission-views";
+import { removeReview, unholdReview } from "../../community/reviews";
+import { heldReviews, type TemplateReview } from "../../community/console-gallery";
 import type { AppContext, HumanCaller } from "../types";
 import { Alert, Flash, When } from "./layout";
 import { currentHuman, lookup, readForm, renderPage, seeOther, toSignIn } from "./page";
 import type { PageRoute } from "./routes";
-import { Destinations, SeedRowsView, SetupSteps, templateDisclosure, WhatItAsks } from "./template-parts";
+import { Destinations, SeedRowsView, SetupSteps, Stars, templateDisclosure, WhatItAsks } from "./template-parts";
 
 const QUEUE_PAGE = 25;
 /** The longest rejection note, as POST /v1/community/submissions/:id/reject takes it. */
@@ -25,7 +28,29 @@ const MAX_CURSOR_CHARS = 500;
 const flashes: Record<string, string> = {
   approved: "Approved: the template is listed in the gallery.",
   rejected: "Rejected: the publisher gets your note on their app.",
+  released: "Released: the review is visible.",
+  removed: "Removed: the review is gone from the gallery and the rating.",
 };
+
+function HeldReviews({ reviews }: { reviews: TemplateReview[] }) {
+  return (
+    <section aria-labelledby="held-heading">
+      <h2 id="held-heading">Held reviews</h2>
+      {reviews.length ? (
+        <ul id="held-reviews">{reviews.map((review) => (
+          <li data-review-id={review.id} class="spaced">
+            <p><Stars stars={review.stars} /> on <code>{review.templateSlug ?? review.snapshotId}</code> <When iso={review.createdAt} /> <span class="muted">({review.heldReason ?? "held"})</span></p>
+            {review.body ? <p>{review.body}</p> : null}
+            <div class="actions">
+              <form method="post" action={`/console/review/reviews/${encodeURIComponent(review.id)}/unhold`}><button type="submit" data-action="unhold">Release<span class="vh"> this review</span></button></form>
+              <form method="post" action={`/console/review/reviews/${encodeURIComponent(review.id)}/remove`}><button type="submit" class="danger" data-action="remove">Remove<span class="vh"> this review</span></button></form>
+            </div>
+          </li>
+        ))}</ul>
+      ) : <p id="no-held-reviews">No review is held.</p>}
+    </section>
+  );
+}
 
 function submissionPath(snapshotId: string, suffix = ""): string {
   return `/console/review/${encodeURIComponent(snapshotId)}${suffix}`;
@@ -62,13 +87,14 @@ async function queue(c: AppContext): Promise<Response> {
   if (who instanceof Response) return who;
   const cursor = c.req.query("cursor");
   if (cursor !== undefined && (cursor === "" || cursor.length > MAX_CURSOR_CHARS)) throw new RelayError("invalid_request", "That page link is damaged; start from the first page.", { field: "cursor" });
-  const page = await pendingQueue(c.env, QUEUE_PAGE, cursor);
+  const [page, held] = await Promise.all([pendingQueue(c.env, QUEUE_PAGE, cursor), heldReviews(c.env)]);
   return renderPage(c, 200, "Review queue", (
     <>
       <Flash text={lookup(flashes, c.req.query("flash"))} />
       <p>Templates waiting for an operator, expedited ones (a new version of an approved template) first, then oldest first.</p>
       <QueueTable items={page.items} />
       {page.next_cursor ? <p class="pager"><a href={`/console/review?cursor=${encodeURIComponent(page.next_cursor)}`} id="next-page" rel="next">Next page</a></p> : null}
+      <HeldReviews reviews={held} />
     </>
   ));
 }
@@ -168,9 +194,21 @@ async function reject(c: AppContext): Promise<Response> {
   return seeOther(c, submissionPath(id, "?flash=rejected"));
 }
 
+/** Release or remove a held review, as POST /v1/reviews/:id/unhold|remove do. */
+function moderate(act: (env: Env, id: string) => Promise<unknown>, flash: string) {
+  return async (c: AppContext): Promise<Response> => {
+    const who = await operator(c, "/console/review");
+    if (who instanceof Response) return who;
+    await act(c.env, c.req.param("id")!);
+    return seeOther(c, `/console/review?flash=${flash}`);
+  };
+}
+
 export function reviewPages(route: PageRoute): void {
   route("get", "/console/review", queue);
   route("get", "/console/review/:id", showSubmission);
   route("post", "/console/review/:id/approve", approve);
   route("post", "/console/review/:id/reject", reject);
+  route("post", "/console/review/reviews/:id/unhold", moderate(unholdReview, "released"));
+  route("post", "/console/review/reviews/:id/remove", moderate(removeReview, "removed"));
 }
