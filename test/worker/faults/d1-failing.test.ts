@@ -1,0 +1,169 @@
+// Fault test (issue 16): D1 failing at the data layer. A few write routes (create an app,
+// create a row, add a member, replay a webhook delivery) are called through the Worker's
+// real fetch with a database binding that fails after N statements (failing-db.ts), for
+// N = 0, 1, 2, ... until the write succeeds. Every refused attempt answers the catalogue
+// envelope with a 5xx (spec B marks only rate_limited and ingest_write_unavailable
+// retryable, so a failing database is internal_error, retryable false), and leaves no
+// partial write behind: read back with the real database, the state is exactly as before
+// the attempt, or the write is whole (as after a success). What each route did is logged
+// (refusals before success, refusals that had nonetheless completed the write).
+import { env } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import { catalogue, type ErrorCode } from "../../../src/errors";
+import { buildRequest, call, claimedAgent, dispatch, json, signIn, type CallOptions } from "../helpers";
+import { waitFor } from "../../support/wait";
+import { failingDb } from "./failing-db";
+
+type Obj = Record<string, unknown>;
+const receiver = inject("webhookReceiver");
+
+interface Probe<State> {
+  path: string;
+  options: () => CallOptions;
+  /** What the write touches, read with the real database. */
+  state: () => Promise<State>;
+  /** True when the write is whole (as a success leaves it). */
+  whole: (before: State) => Promise<boolean>;
+}
+
+interface ProbeResult { refused: number; statuses: number[]; wholeAfterRefusal: number; succeededAfter: number }
+
+/** Asserts a refused attempt's answer: a 5xx catalogue envelope. */
+async function expectServerEnvelope(res: Response): Promise<void> {
+  const text = await res.text();
+  expect(res.status, text).toBeGreaterThanOrEqual(500);
+  const body = JSON.parse(text) as { error: { code: ErrorCode; hint: string; retryable: boolean } };
+  expect(Object.keys(body)).toEqual(["error"]);
+  const entry = catalogue[body.error.code];
+  expect(entry, body.error.code).toBeDefined();
+  expect({ code: body.error.code, status: res.status, hint: body.error.hint, retryable: body.error.retryable }).toEqual({ code: body.error.code, status: entry.status, hint: entry.hint, retryable: entry.retryable });
+}
+
+/** Fails the database after 0, 1, 2, ... statements until the write goes through; checks every refusal. */
+async function probe<State>(route: Probe<State>, limit = 60): Promise<ProbeResult> {
+  const result: ProbeResult = { refused: 0, statuses: [], wholeAfterRefusal: 0, succeededAfter: -1 };
+  for (let allowed = 0; allowed < limit; allowed += 1) {
+    const before = await route.state();
+    const res = await dispatch(buildRequest(route.path, route.options()), { DB: failingDb(allowed).binding });
+    if (res.ok) {
+      await res.arrayBuffer();
+      expect(await route.whole(before), `${route.path}: whole after success`).toBe(true);
+      result.succeededAfter = allowed;
+      console.log(`${route.path}: ${JSON.stringify(result)}`);
+      return result;
+    }
+    result.refused += 1;
+    result.statuses.push(res.status);
+    await expectServerEnvelope(res);
+    const after = await route.state();
+    if (JSON.stringify(after) === JSON.stringify(before)) continue;
+    // Not as before: then it must be whole, and the next attempt would be a second write.
+    expect(await route.whole(before), `${route.path} after ${allowed} statements: neither unchanged nor whole: ${JSON.stringify({ before, after })}`).toBe(true);
+    result.wholeAfterRefusal += 1;
+    console.log(`${route.path}: ${JSON.stringify(result)}`);
+    return result;
+  }
+  throw new Error(`${route.path} never succeeded within ${limit} statements`);
+}
+
+const owned = { read: ["owner"], write: ["owner"], delete: ["owner"] };
+const manifest = (extra: Obj = {}) => ({ "x-service-manifest": { app: { name: "Faults" }, collections: { notes: owned }, ...extra } });
+
+async function ownedApp(extra: Obj = {}) {
+  const human = await signIn();
+  const key = (await claimedAgent(human)).api_key;
+  const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: manifest(extra) } }), 201);
+  return { human, key, appId: app.app_id };
+}
+
+async function scalar(sql: string, ...binds: unknown[]): Promise<number> {
+  return (await env.DB.prepare(sql).bind(...binds).first<{ n: number }>())?.n ?? 0;
+}
+
+describe("faults: D1 failing at the data layer", { timeout: 60_000 }, () => {
+  it("creating an app: refused whole or not at all", async () => {
+    const human = await signIn();
+    const key = (await claimedAgent(human)).api_key;
+    const state = async () => ({
+      apps: await scalar("SELECT count(*) AS n FROM apps WHERE owner_human_id = ?1", human.humanId),
+      versions: await scalar("SELECT count(*) AS n FROM app_versions WHERE app_id IN (SELECT id FROM apps WHERE owner_human_id = ?1)", human.humanId),
+    });
+    const result = await probe({
+      path: "/v1/apps",
+      options: () => ({ key, json: { html: "<p>x</p>", manifest: manifest() } }),
+      state,
+      whole: async (before) => {
+        const after = await state();
+        if (after.apps !== before.apps + 1 || after.versions !== before.versions + 1) return false;
+        // The new app answers and takes a row.
+        const app = (await env.DB.prepare("SELECT id FROM apps WHERE owner_human_id = ?1 ORDER BY created_at DESC LIMIT 1").bind(human.humanId).first<{ id: string }>())!;
+        return (await call(`/v1/apps/${app.id}/collections/notes`, { key, json: { data: { text: "works" } } })).status === 201;
+      },
+    });
+    expect(result.refused).toBeGreaterThan(0);
+  });
+
+  it("creating a row: refused whole or not at all, the feed with it", async () => {
+    const { key, appId } = await ownedApp();
+    const rows = `/v1/apps/${appId}/collections/notes`;
+    await json(await call(rows, { key, json: { data: { text: "first" } } }), 201);
+    const state = async () => {
+      const list = await json<{ rows: Array<{ key: string }> }>(await call(rows, { key }), 200);
+      const feed = await json<{ entries: Array<{ seq: number }> }>(await call(`/v1/apps/${appId}/feed?since=0`, { key }), 200);
+      return { rows: list.rows.map((row) => row.key).sort(), feed: feed.entries.map((entry) => entry.seq) };
+    };
+    const result = await probe({
+      path: rows,
+      options: () => ({ key, json: { key: "the-row", data: { text: "second" } } }),
+      state,
+      whole: async (before) => {
+        const after = await state();
+        const row = await call(`${rows}/the-row`, { key });
+        if (row.status !== 200) return false;
+        const body = await row.json<{ row?: { data: Obj; version: number }; data?: Obj; version?: number }>();
+        const data = body.row?.data ?? body.data;
+        return after.rows.length === before.rows.length + 1 && after.feed.length === before.feed.length + 1 && (data as Obj).text === "second";
+      },
+    });
+    // Rows live in the app's store: once the key and the app are known (cached), a create
+    // needs no D1 statement and goes through while D1 is down; otherwise refusals came first.
+    expect(result.succeededAfter === 0 || result.refused > 0).toBe(true);
+  });
+
+  it("adding a member: refused whole or not at all", async () => {
+    const { key, appId } = await ownedApp();
+    const friend = await signIn();
+    const state = async () => ({
+      members: await scalar("SELECT count(*) AS n FROM app_members WHERE app_id = ?1", appId),
+      invites: await scalar("SELECT count(*) AS n FROM app_invites WHERE app_id = ?1", appId),
+    });
+    const result = await probe({
+      path: `/v1/apps/${appId}/members`,
+      options: () => ({ key, json: { email: friend.email } }),
+      state,
+      whole: async (before) => {
+        const after = await state();
+        return after.members + after.invites === before.members + before.invites + 1;
+      },
+    });
+    expect(result.refused).toBeGreaterThan(0);
+  });
+
+  it("replaying a webhook delivery: refused whole or not at all", async () => {
+    const inbox = `faults-${crypto.randomUUID().slice(0, 8)}`;
+    const { key, appId } = await ownedApp({ webhooks: [{ on: "create", collection: "notes", url: `${receiver}/hook/${inbox}` }] });
+    await json(await call(`/v1/apps/${appId}/collections/notes`, { key, json: { data: { text: "hooked" } } }), 201);
+    const original = await waitFor(async () => {
+      const list = (await json<{ deliveries: Array<{ id: string; status: string }> }>(await call(`/v1/apps/${appId}/webhooks/deliveries`, { key }), 200)).deliveries;
+      return list[0]?.status === "delivered" ? list[0] : null;
+    }, { timeout: 30_000, message: "the first delivery made" });
+    const state = async () => ({ replays: await scalar("SELECT count(*) AS n FROM webhook_deliveries WHERE replay_of_id = ?1", original.id) });
+    const result = await probe({
+      path: `/v1/apps/${appId}/webhooks/deliveries/${original.id}/replay`,
+      options: () => ({ key, method: "POST" }),
+      state,
+      whole: async (before) => (await state()).replays === before.replays + 1,
+    });
+    expect(result.refused).toBeGreaterThan(0);
+  });
+});
