@@ -2,10 +2,11 @@
 // `wrangler dev` in development mode on loopback. Used by `npm start` and by the tests
 // that drive the real CLI and real Chromium, so both run the relay the same way.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { prepareLocalBrowser } from "./local-browser.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -68,6 +69,22 @@ export function applyMigrations(persistTo, { stdio = "inherit" } = {}) {
 }
 
 /**
+ * The configuration `wrangler dev` runs with when the local browser binding is offered:
+ * wrangler.toml plus `[browser] binding = "BROWSER"` (production leaves the binding to the
+ * operator), written beside it so its relative paths still hold. Answers its path, or
+ * null when wrangler.toml declares the binding itself.
+ */
+function configWithBrowser() {
+  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  if (/^\[browser\]\s*$/m.test(toml)) return null;
+  const target = path.join(root, "wrangler.local-browser.toml");
+  const staging = `${target}.${process.pid}`;
+  writeFileSync(staging, `# Generated from wrangler.toml by scripts/relay-process.mjs for local runs; do not edit.\n${toml}\n[browser]\nbinding = "BROWSER"\n`);
+  renameSync(staging, target);
+  return target;
+}
+
+/**
  * Spawns `wrangler dev` and resolves once the relay answers. Returns
  * { url, port, stop, child, output }.
  *
@@ -75,15 +92,21 @@ export function applyMigrations(persistTo, { stdio = "inherit" } = {}) {
  * in a process group of their own, so `stop()` ends them all at once. `npm start` passes
  * false: there they stay in the caller's group, so whatever stops that group (Ctrl-C, a
  * closed terminal, a harness killing it, even with SIGKILL) stops them too.
+ *
+ * `browser` (the default) offers the Browser Rendering binding when the machine has a
+ * Chromium the local runtime can use offline (scripts/local-browser.mjs); without one the
+ * relay runs without the binding and screenshots are brand cards.
  */
-export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true } = {}) {
+export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true } = {}) {
   port ??= await freePort();
   persistTo ??= path.join(root, ".wrangler", "state");
   applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
   const varArgs = Object.entries(developmentVars(port, vars)).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const browserConfig = browser && prepareLocalBrowser() ? configWithBrowser() : null;
+  const configArgs = browserConfig ? ["--config", browserConfig] : [];
   const child = spawn(process.execPath, [
     wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
-    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...varArgs,
+    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...configArgs, ...varArgs,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", stdio, stdio], detached: ownGroup });
 
   let output = "";

@@ -1,15 +1,23 @@
 /**
- * An app's preview picture (spec A `GET /v1/apps/:id/screenshot?size=card|og`): the
- * relay's brand card — the app's name from its live manifest, written large on a colour
- * chosen from the name (the manifest has no colour field, so one name always gets the
- * same colours) with a lighter band — as a PNG, cached in R2 per app version and size.
- * A real rendering of the page needs a headless browser binding the operator would add;
- * until one is configured this card is the answer (see docs/screenshots.md).
+ * An app's preview picture (spec A `GET /v1/apps/:id/screenshot?size=card|og`) as a PNG,
+ * cached in R2 per app version and size. When the operator configured the Browser
+ * Rendering binding it is a real rendering of the live page (src/apps/page-render.ts):
+ * a public app as anyone sees it, a private one as an anonymous visitor holding a preview
+ * token minted for the rendering and revoked right after. Otherwise, for link apps (their
+ * share token is stored only as a hash) and whenever rendering fails, it is the relay's
+ * brand card: the app's name from its live manifest, written large on a colour chosen
+ * from the name (the manifest has no colour field, so one name always gets the same
+ * colours) with a lighter band. A card stored because rendering failed is retried later
+ * (see docs/operating.md).
  */
 import { liveManifest } from "./live-manifest";
 import type { AppRow } from "../db/apps";
 import { GLYPH_HEIGHT, GLYPH_WIDTH, GLYPHS } from "./card-font";
 import { Raster } from "./png";
+import { browserBinding, renderPage } from "./page-render";
+import { mintPreview, revokePreview } from "./preview";
+import { appUrl } from "./urls";
+import { config } from "../config";
 
 export const SCREENSHOT_SIZES = { card: { width: 640, height: 360 }, og: { width: 1200, height: 630 } } as const;
 export type ScreenshotSize = keyof typeof SCREENSHOT_SIZES;
@@ -73,14 +81,56 @@ function cacheKey(app: AppRow, size: ScreenshotSize): string {
   return `${screenshotPrefix(app.id)}v${app.currentVersion ?? 0}/${size}.png`;
 }
 
-/** The app's card at `size` for its live version: from the R2 cache, or drawn and stored. */
-export async function screenshot(env: Env, app: AppRow, size: ScreenshotSize): Promise<{ bytes: Uint8Array; etag: string; cached: boolean }> {
-  const key = cacheKey(app, size);
-  const etag = `"${app.id}-v${app.currentVersion ?? 0}-${size}"`;
-  const hit = await env.BLOBS.get(key);
-  if (hit) return { bytes: new Uint8Array(await hit.arrayBuffer()), etag, cached: true };
+/** What a stored picture is: a rendering of the page, or the brand card. */
+export type PictureKind = "render" | "card";
+/** With a browser configured, a stored card (rendering failed, or no browser then) is retried after this long. */
+export const CARD_RETRY_MS = 10 * 60_000;
+/** How long the preview token a private app's rendering uses may live (it is revoked as soon as the rendering ends). */
+const RENDER_PREVIEW_TTL_SECONDS = 120;
+
+/** Renders the live page through the browser binding; throws when that cannot be done. */
+async function renderLive(env: Env, binding: Fetcher, app: AppRow, size: ScreenshotSize): Promise<Uint8Array> {
+  const url = appUrl(config(env), app.slug);
+  if (app.visibility === "public") return renderPage(binding, url, SCREENSHOT_SIZES[size]);
+  if (app.visibility !== "private") throw new Error(`a ${app.visibility} app is not rendered`);
+  const preview = await mintPreview(env, app.id, { label: "screenshot", ttlSeconds: RENDER_PREVIEW_TTL_SECONDS, agentId: null });
+  try {
+    return await renderPage(binding, `${url}#k=${preview.token}`, SCREENSHOT_SIZES[size]);
+  } finally {
+    await revokePreview(env, app.id, preview.view.id);
+  }
+}
+
+/** A fresh picture: the rendering when a browser is configured and it works, else the card. */
+async function drawPicture(env: Env, app: AppRow, size: ScreenshotSize): Promise<{ bytes: Uint8Array; kind: PictureKind }> {
+  const binding = browserBinding(env);
+  if (binding && app.visibility !== "link") {
+    try {
+      return { bytes: await renderLive(env, binding, app, size), kind: "render" };
+    } catch (err) {
+      console.warn(`screenshot of ${app.id}: rendering failed, drawing the card (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
   const manifest = await liveManifest(env, app);
-  const bytes = await brandCard(manifest?.app.name ?? app.slug, size);
-  await env.BLOBS.put(key, bytes, { httpMetadata: { contentType: "image/png" } });
-  return { bytes, etag, cached: false };
+  return { bytes: await brandCard(manifest?.app.name ?? app.slug, size), kind: "card" };
+}
+
+/** Whether a stored picture still answers: a rendering always; a card unless a browser could now do better. */
+function stillGood(env: Env, stored: R2Object): boolean {
+  if (stored.customMetadata?.kind === "render" || !browserBinding(env)) return true;
+  return Date.now() - stored.uploaded.getTime() < CARD_RETRY_MS;
+}
+
+/** The app's picture at `size` for its live version: from the R2 cache, or made and stored. */
+export async function screenshot(env: Env, app: AppRow, size: ScreenshotSize): Promise<{ bytes: Uint8Array; etag: string; cached: boolean; kind: PictureKind }> {
+  const key = cacheKey(app, size);
+  const etagOf = (kind: PictureKind) => `"${app.id}-v${app.currentVersion ?? 0}-${size}-${kind}"`;
+  const hit = await env.BLOBS.get(key);
+  if (hit && stillGood(env, hit)) {
+    const kind: PictureKind = hit.customMetadata?.kind === "render" ? "render" : "card";
+    return { bytes: new Uint8Array(await hit.arrayBuffer()), etag: etagOf(kind), cached: true, kind };
+  }
+  const { bytes, kind } = await drawPicture(env, app, size);
+  await env.BLOBS.put(key, bytes, { httpMetadata: { contentType: "image/png" }, customMetadata: { kind } });
+  return { bytes, etag: etagOf(kind), cached: false, kind };
 }

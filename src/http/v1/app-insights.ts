@@ -3,7 +3,8 @@
  * rolled up from served pages (src/apps/analytics.ts) and usage, the same meters and flow
  * counters as `/v1/self/usage` narrowed to the app (src/account/usage.ts). Spec A lists
  * these as AKOM; this relay has no member sessions on /v1, so the owner's side reads them.
- * The screenshot is the brand card drawn by src/apps/screenshot.ts, cached per version.
+ * The screenshot is a rendering of the live page when the Browser Rendering binding is
+ * configured, else the brand card (src/apps/screenshot.ts), cached per version.
  */
 import type { Hono } from "hono";
 import * as z from "zod";
@@ -62,7 +63,7 @@ export function appInsightRoutes(app: Hono<AppEnv>): void {
 
   defineRoute(app, {
     method: "get", path: "/v1/apps/:id/screenshot", tag: "apps", auth: "owner",
-    summary: `A preview picture of the app as PNG: size card (${SCREENSHOT_SIZES.card.width}×${SCREENSHOT_SIZES.card.height}, default) or og (${SCREENSHOT_SIZES.og.width}×${SCREENSHOT_SIZES.og.height}); the relay's brand card with the app's name and colours, cached per live version (ETag; X-Screenshot-Cache says hit or miss)`,
+    summary: `A preview picture of the app as PNG: size card (${SCREENSHOT_SIZES.card.width}×${SCREENSHOT_SIZES.card.height}, default) or og (${SCREENSHOT_SIZES.og.width}×${SCREENSHOT_SIZES.og.height}); a rendering of the live page when the operator configured a browser binding, otherwise (and for link apps, or when rendering fails) the relay's brand card with the app's name and colours; cached per live version (ETag; X-Screenshot-Cache says hit or miss, X-Screenshot-Kind render or card)`,
     query: z.strictObject({ size: z.enum(["card", "og"]).default("card") }),
     responses: {
       200: { description: "The PNG", contentType: "image/png" },
@@ -74,7 +75,7 @@ export function appInsightRoutes(app: Hono<AppEnv>): void {
     if (target.currentVersion === null) throw new RelayError("conflict", "The app has no live version to picture yet; deploy one first.", { app_id: target.id });
     const size: ScreenshotSize = query.size;
     const shot = await screenshot(c.env, target, size);
-    const headers = { ETag: shot.etag, "Cache-Control": "private, max-age=300", "X-Screenshot-Cache": shot.cached ? "hit" : "miss", "X-Content-Type-Options": "nosniff" };
+    const headers = { ETag: shot.etag, "Cache-Control": "private, max-age=300", "X-Screenshot-Cache": shot.cached ? "hit" : "miss", "X-Screenshot-Kind": shot.kind, "X-Content-Type-Options": "nosniff" };
     if (c.req.header("if-none-match") === shot.etag) return new Response(null, { status: 304, headers });
     return new Response(shot.bytes, { status: 200, headers: { ...headers, "Content-Type": "image/png" } });
   });

@@ -48,6 +48,7 @@ describe("screenshot", { timeout: 60_000 }, () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("content-type")).toBe("image/png");
     expect(first.headers.get("x-screenshot-cache")).toBe("miss");
+    expect(first.headers.get("x-screenshot-kind")).toBe("card");
     const card = await decode(new Uint8Array(await first.arrayBuffer()));
     expect([card.width, card.height]).toEqual([640, 360]);
     expect(card.pixel(0, 0)).toEqual([...brandColours(name).background]);
