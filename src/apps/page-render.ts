@@ -7,6 +7,11 @@
  */
 /** How long one rendering may take, browser start included, before the card is used instead. */
 export const RENDER_TIMEOUT_MS = 25_000;
+/**
+ * Added to the browser's user agent so the app's analytics do not count the rendering as
+ * a visit (src/http/serve/document.ts). Anyone may send it; all it does is not count them.
+ */
+export const SCREENSHOT_AGENT_MARK = "RelayScreenshot/1";
 /** How long the page may take to report `service.ready` once loaded. */
 const READY_TIMEOUT_MS = 10_000;
 
@@ -43,6 +48,7 @@ export async function renderPage(binding: Fetcher, url: string, viewport: { widt
     browser = await puppeteer.launch(binding);
     if (finished) throw new Error("rendering abandoned");
     const page = await browser.newPage();
+    await page.setUserAgent(`${await browser.userAgent()} ${SCREENSHOT_AGENT_MARK}`);
     await page.setViewport(viewport);
     await page.goto(url, { waitUntil: "load", timeout: RENDER_TIMEOUT_MS });
     const ready = await page.evaluate(WAIT_FOR_READY);

@@ -2,12 +2,15 @@
 // when the machine has Chromium (scripts/local-browser.mjs): a public app's page with a
 // big coloured block comes back as a PNG of that page (the block's colour where the block
 // is, the page's white beside it), not the brand card; the second request is served from
-// the cache; the og size renders at its own size; a private app renders through a preview
+// the cache; the og size renders at its own size; the renderer's visits are not counted
+// in the app's analytics; a private app renders through a preview
 // token that is revoked afterwards; a link app gets the brand card. The brand card without
 // a binding is test/worker/operate/screenshot.test.ts.
+import { get } from "node:http";
 import { describe, expect, it } from "vitest";
 import { api, ownerWithAgent, relayUrl } from "./support";
 import { decodePng } from "./png";
+import { waitFor } from "../support/wait";
 
 const BLOCK: [number, number, number] = [24, 200, 120];
 
@@ -21,10 +24,10 @@ function manifest(name: string) {
   return { $schema: "https://json-schema.org/draft/2020-12/schema", "x-service-manifest": { app: { name }, collections: {} } };
 }
 
-async function deploy(key: string, visibility: "public" | "private" | "link"): Promise<string> {
-  const res = await api<{ app_id: string }>("/v1/apps", { key, body: { html: page(), manifest: manifest(`Block ${visibility}`), visibility } });
+async function deploy(key: string, visibility: "public" | "private" | "link"): Promise<{ appId: string; url: string }> {
+  const res = await api<{ app_id: string; url: string }>("/v1/apps", { key, body: { html: page(), manifest: manifest(`Block ${visibility}`), visibility } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.app_id;
+  return { appId: res.body.app_id, url: res.body.url };
 }
 
 async function screenshot(key: string, appId: string, size = "card") {
@@ -33,6 +36,17 @@ async function screenshot(key: string, appId: string, size = "card") {
   expect(res.headers.get("content-type")).toBe("image/png");
   const bytes = Buffer.from(await res.arrayBuffer());
   return { kind: res.headers.get("x-screenshot-kind"), cache: res.headers.get("x-screenshot-cache"), etag: res.headers.get("etag"), bytes, image: decodePng(bytes) };
+}
+
+/** One plain page request to an app origin (sent to loopback with the app's Host); answers the status. */
+function visit(appUrl: string): Promise<number> {
+  const target = new URL(appUrl);
+  return new Promise((resolve, reject) => {
+    get({ host: "127.0.0.1", port: target.port, path: target.pathname, headers: { host: target.host } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    }).on("error", reject);
+  });
 }
 
 /** The block fills the left half and the top 60 %; the rest of the page is white. */
@@ -46,7 +60,7 @@ function expectBlockPage(image: ReturnType<typeof decodePng>, width: number, hei
 describe("screenshots rendered by the browser binding", { timeout: 120_000 }, () => {
   it("pictures a public app's live page, then serves it from the cache", async () => {
     const { key } = await ownerWithAgent("shot");
-    const appId = await deploy(key, "public");
+    const { appId, url } = await deploy(key, "public");
     const started = Date.now();
     const first = await screenshot(key, appId);
     const renderMs = Date.now() - started;
@@ -66,11 +80,17 @@ describe("screenshots rendered by the browser binding", { timeout: 120_000 }, ()
     const og = await screenshot(key, appId, "og");
     expect(og.kind).toBe("render");
     expectBlockPage(og.image, 1200, 630);
+
+    // The renderer's visits are not counted: one plain visit afterwards makes the total 1.
+    expect(await visit(url)).toBe(200);
+    const views = async () => (await api<{ totals: { views: number } }>(`/v1/apps/${appId}/analytics`, { key })).body.totals.views;
+    await waitFor(async () => (await views()) >= 1, { timeout: 10_000, message: "the plain visit counted" });
+    expect(await views()).toBe(1);
   });
 
   it("pictures a private app through a preview token revoked afterwards", async () => {
     const { key } = await ownerWithAgent("shot-private");
-    const appId = await deploy(key, "private");
+    const { appId } = await deploy(key, "private");
     const shot = await screenshot(key, appId);
     expect(shot.kind).toBe("render");
     expectBlockPage(shot.image, 640, 360);
@@ -81,7 +101,7 @@ describe("screenshots rendered by the browser binding", { timeout: 120_000 }, ()
 
   it("answers the brand card for a link app", async () => {
     const { key } = await ownerWithAgent("shot-link");
-    const appId = await deploy(key, "link");
+    const { appId } = await deploy(key, "link");
     const shot = await screenshot(key, appId);
     expect(shot.kind).toBe("card");
     expect(shot.image.pixel(Math.round(640 * 0.25), Math.round(360 * 0.3))).not.toEqual(BLOCK);

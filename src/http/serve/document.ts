@@ -5,7 +5,7 @@
  * shell instead; the shell's script asks again with the credential in a header, and only
  * then does the document (with asset passes, never cached) come back. A credential that
  * does not open the app answers 401 so the shell can show its gate. Each document served
- * counts a page view (src/apps/analytics.ts).
+ * counts a page view (src/apps/analytics.ts), except the screenshot renderer's.
  */
 import { RelayError } from "../../errors";
 import { getBlob } from "../../blobs/store";
@@ -14,11 +14,13 @@ import { envelope } from "./errors";
 import { injectDocument, scanHead } from "./inject";
 import { documentHeaders } from "./policy";
 import { recordPageView } from "../../apps/analytics";
+import { SCREENSHOT_AGENT_MARK } from "../../apps/page-render";
 import { gateShell } from "./shell";
 import { SHARE_HEADER, assertGatedServable, canOpen, requireKeys, viewerOf } from "./viewer";
 
-/** Counts the served page in the app's analytics after the response (never delaying or failing it). */
+/** Counts the served page in the app's analytics after the response (never delaying or failing it); the relay's own screenshot renderer is not a visit. */
 function countView(c: ServeContext): void {
+  if (c.req.header("user-agent")?.includes(SCREENSHOT_AGENT_MARK)) return;
   const served = c.get("served");
   const cf = c.req.raw.cf as { country?: unknown } | undefined;
   const view = {
