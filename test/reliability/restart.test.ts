@@ -14,23 +14,14 @@
 // an assertion fails.
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
+import { call, claimedKey, stopRelay, type Relay } from "./relay-control.ts";
 // @ts-expect-error plain ESM helper shared with `npm start`
 import { freePort, startRelay } from "../../scripts/relay-process.mjs";
-
-interface Relay {
-  url: string;
-  port: number;
-  stop(): void;
-  child: import("node:child_process").ChildProcess;
-  output(): string;
-}
-
-type Obj = Record<string, unknown>;
 
 const TOTAL = 300;
 const WRITERS = 4;
@@ -39,90 +30,7 @@ const KILLS: Array<{ afterAcks: number; signal: "SIGTERM" | "SIGKILL" }> = [
   { afterAcks: 100, signal: "SIGTERM" },
   { afterAcks: 200, signal: "SIGKILL" },
 ];
-const REQUEST_TIMEOUT_MS = 15_000;
-
-const fakeIp = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
 const keyOf = (i: number) => `row-${String(i).padStart(4, "0")}`;
-
-/** Resolves once nothing accepts connections on the port any more (bounded). */
-async function portClosed(port: number, timeoutMs = 20_000): Promise<void> {
-  const accepts = () => new Promise<boolean>((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-  await waitFor(async () => !(await accepts()), { timeout: timeoutMs, interval: 200, message: `port ${port} refusing connections` });
-}
-
-/**
- * Stops the relay's process group (its own stop(), or SIGKILL for a crash) and waits for
- * it to exit and free its port.
- */
-async function stopRelay(relay: Relay | null, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
-  if (!relay) return;
-  const exited = () => relay.child.exitCode !== null || relay.child.signalCode !== null;
-  if (signal === "SIGTERM") relay.stop();
-  else {
-    try {
-      process.kill(-relay.child.pid!, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  }
-  // Bounded: a relay that has not exited in time is killed outright below.
-  await waitFor(exited, { timeout: 15_000, interval: 50 }).catch(() => undefined);
-  if (!exited()) {
-    try {
-      process.kill(-relay.child.pid!, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-    await waitFor(exited, { timeout: 5_000, interval: 50 }).catch(() => undefined);
-  }
-  await portClosed(relay.port);
-}
-
-async function call(base: string, method: string, pathName: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${base}${pathName}`, {
-    method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), redirect: "manual", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await res.text();
-  let json: Obj = {};
-  try {
-    json = JSON.parse(text) as Obj;
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
-
-/** A claimed agent's key on this relay: register, sign a human in through the dev outbox, claim. */
-async function claimedKey(base: string): Promise<string> {
-  const ip = fakeIp();
-  const reg = await call(base, "POST", "/v1/register", { body: { name: "restart-test" }, headers: { "cf-connecting-ip": ip } });
-  expect(reg.status, reg.text).toBe(201);
-  const key = reg.json.api_key as string;
-  const email = `restart-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  expect((await call(base, "POST", "/v1/auth/request-link", { body: { email }, headers: { "cf-connecting-ip": ip } })).status).toBe(200);
-  const mail = await call(base, "GET", `/__dev/mail?to=${encodeURIComponent(email)}`, { headers: { "cf-connecting-ip": ip } });
-  const text = ((mail.json.messages as Array<{ text: string }>)?.[0]?.text) ?? "";
-  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(text)?.[0];
-  if (!link) throw new Error("no sign-in link in the dev outbox");
-  const verified = await fetch(link, { redirect: "manual", headers: { "cf-connecting-ip": ip } });
-  const cookie = verified.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("relay_session="));
-  if (!cookie) throw new Error("sign-in set no session cookie");
-  const code = await call(base, "POST", "/v1/self/claim-codes", { headers: { cookie, origin: base, "cf-connecting-ip": ip } });
-  expect(code.status, code.text).toBe(201);
-  const claim = await call(base, "POST", "/v1/agents/claim", { key, body: { code: code.json.code }, headers: { "cf-connecting-ip": ip } });
-  expect(claim.status, claim.text).toBe(200);
-  return key;
-}
 
 const MANIFEST = {
   $schema: "https://json-schema.org/draft/2020-12/schema",

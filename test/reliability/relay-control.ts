@@ -1,0 +1,102 @@
+// Controlling a relay of its own from the reliability tests (node project): its process
+// started by scripts/relay-process.mjs, stopped (SIGTERM to its group) or crashed
+// (SIGKILL) and waited for until its port is free; plain JSON calls to it; a claimed
+// agent key made through its development mail outbox. Shared by the kill-and-restart
+// tests so each file keeps only its scenario. Loopback only.
+import { connect } from "node:net";
+import { expect } from "vitest";
+import { waitFor } from "../support/wait.ts";
+
+export interface Relay {
+  url: string;
+  port: number;
+  stop(): void;
+  child: import("node:child_process").ChildProcess;
+  output(): string;
+}
+
+export type Obj = Record<string, unknown>;
+
+const REQUEST_TIMEOUT_MS = 15_000;
+
+const fakeIp = () => `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+
+/** Resolves once nothing accepts connections on the port any more (bounded). */
+export async function portClosed(port: number, timeoutMs = 20_000): Promise<void> {
+  const accepts = () => new Promise<boolean>((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+  await waitFor(async () => !(await accepts()), { timeout: timeoutMs, interval: 200, message: `port ${port} refusing connections` });
+}
+
+/**
+ * Stops the relay's process group (its own stop(), or SIGKILL for a crash) and waits for
+ * it to exit and free its port.
+ */
+export async function stopRelay(relay: Relay | null, signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
+  if (!relay) return;
+  const exited = () => relay.child.exitCode !== null || relay.child.signalCode !== null;
+  if (signal === "SIGTERM") relay.stop();
+  else {
+    try {
+      process.kill(-relay.child.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+  // Bounded: a relay that has not exited in time is killed outright below.
+  await waitFor(exited, { timeout: 15_000, interval: 50 }).catch(() => undefined);
+  if (!exited()) {
+    try {
+      process.kill(-relay.child.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+    await waitFor(exited, { timeout: 5_000, interval: 50 }).catch(() => undefined);
+  }
+  await portClosed(relay.port);
+}
+
+export async function call(base: string, method: string, pathName: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}${pathName}`, {
+    method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), redirect: "manual", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await res.text();
+  let json: Obj = {};
+  try {
+    json = JSON.parse(text) as Obj;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+/** A claimed agent's key on this relay: register, sign a human in through the dev outbox, claim. */
+export async function claimedKey(base: string): Promise<string> {
+  const ip = fakeIp();
+  const reg = await call(base, "POST", "/v1/register", { body: { name: "restart-test" }, headers: { "cf-connecting-ip": ip } });
+  expect(reg.status, reg.text).toBe(201);
+  const key = reg.json.api_key as string;
+  const email = `restart-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  expect((await call(base, "POST", "/v1/auth/request-link", { body: { email }, headers: { "cf-connecting-ip": ip } })).status).toBe(200);
+  const mail = await call(base, "GET", `/__dev/mail?to=${encodeURIComponent(email)}`, { headers: { "cf-connecting-ip": ip } });
+  const text = ((mail.json.messages as Array<{ text: string }>)?.[0]?.text) ?? "";
+  const link = /https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(text)?.[0];
+  if (!link) throw new Error("no sign-in link in the dev outbox");
+  const verified = await fetch(link, { redirect: "manual", headers: { "cf-connecting-ip": ip } });
+  const cookie = verified.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("relay_session="));
+  if (!cookie) throw new Error("sign-in set no session cookie");
+  const code = await call(base, "POST", "/v1/self/claim-codes", { headers: { cookie, origin: base, "cf-connecting-ip": ip } });
+  expect(code.status, code.text).toBe(201);
+  const claim = await call(base, "POST", "/v1/agents/claim", { key, body: { code: code.json.code }, headers: { "cf-connecting-ip": ip } });
+  expect(claim.status, claim.text).toBe(200);
+  return key;
+}
