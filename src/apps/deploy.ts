@@ -19,10 +19,10 @@ import {
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
 import { mintWebhookSecret } from "../effects/webhooks/secret";
-import { syncHooks } from "../effects/ingest/hooks";
+import { deleteAppHooks, syncHooks } from "../effects/ingest/hooks";
 import { discardStaleTasks } from "../effects/tasks/record";
 import { appStore } from "./store";
-import { purgeApp } from "./trash";
+import { deleteAppRecord, purgeApp } from "./trash";
 import { nowIso } from "../auth/tokens";
 
 /** The Worker's bindings: D1 for the registry, R2 for bytes, the AppStore for rows. */
@@ -181,8 +181,10 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
-  await syncHooks(env, app.id, compiled);
-  const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
+  const webhookSecret = await completeOrUndo(env, app.id, async () => {
+    await syncHooks(env, app.id, compiled);
+    return signsWebhooks(compiled) ? mintWebhookSecret(env, app.id) : null;
+  });
   return {
     dryRun: false,
     body: {
@@ -205,6 +207,29 @@ async function seedOrUndo(env: Env, app: AppRow, actor: DeployActor, rows: Recor
   if (!outcome.ok) {
     await purgeApp(env, app.id);
     throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
+  }
+}
+
+/**
+ * The steps of a create after the app's own insert (its ingest hooks, its webhook secret):
+ * should one fail (D1 refusing a statement), the app's D1 records are removed again (its
+ * hooks, then its versions and itself in one batch), so a failed create leaves no app
+ * without its hooks or secret behind. Its store is left alone: nothing was written there
+ * yet (seed rows come with their own undo), and destroying it while D1 is down would leave
+ * an app without a store. The undo is best effort: an undo D1 refuses too is logged, and the
+ * caller still gets the failure.
+ */
+async function completeOrUndo<T>(env: Env, appId: string, steps: () => Promise<T>): Promise<T> {
+  try {
+    return await steps();
+  } catch (err) {
+    try {
+      await deleteAppHooks(env, appId);
+      await deleteAppRecord(env, appId);
+    } catch (undoErr) {
+      console.error(`deploy: app ${appId} half created and not removed`, undoErr);
+    }
+    throw err;
   }
 }
 

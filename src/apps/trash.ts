@@ -78,6 +78,11 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppHooks(env, appId);
   await purgeAppAttachments(env, appId);
   await deleteAppOperations(env, appId);
+  await deleteAppRecord(env, appId);
+}
+
+/** The app's own D1 rows, its versions and itself, in one batch. */
+export async function deleteAppRecord(env: Env, appId: string): Promise<void> {
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

@@ -1,7 +1,8 @@
 // Fault test (issue 16): D1 failing at the data layer. A few write routes (create an app,
 // create a row, add a member, replay a webhook delivery) are called through the Worker's
 // real fetch with a database binding that fails after N statements (failing-db.ts), for
-// N = 0, 1, 2, ... until the write succeeds. Every refused attempt answers the catalogue
+// N = 0, 1, 2, ... until the write succeeds (an outage from the Nth statement on; for
+// the app create also a blip of one failing statement). Every refused attempt answers the catalogue
 // envelope with a 5xx (spec B marks only rate_limited and ingest_write_unavailable
 // retryable, so a failing database is internal_error, retryable false), and leaves no
 // partial write behind: read back with the real database, the state is exactly as before
@@ -13,6 +14,7 @@ import { catalogue, type ErrorCode } from "../../../src/errors";
 import { buildRequest, call, claimedAgent, dispatch, json, signIn, type CallOptions } from "../helpers";
 import { waitFor } from "../../support/wait";
 import { failingDb } from "./failing-db";
+import { ingestManifest } from "../ingest/fixtures";
 
 type Obj = Record<string, unknown>;
 const receiver = inject("webhookReceiver");
@@ -39,12 +41,15 @@ async function expectServerEnvelope(res: Response): Promise<void> {
   expect({ code: body.error.code, status: res.status, hint: body.error.hint, retryable: body.error.retryable }).toEqual({ code: body.error.code, status: entry.status, hint: entry.hint, retryable: entry.retryable });
 }
 
-/** Fails the database after 0, 1, 2, ... statements until the write goes through; checks every refusal. */
-async function probe<State>(route: Probe<State>, limit = 60): Promise<ProbeResult> {
+/**
+ * Fails the database after 0, 1, 2, ... statements (all later ones, or only `failures` of
+ * them: a blip) until the write goes through; checks every refusal.
+ */
+async function probe<State>(route: Probe<State>, failures = Infinity, limit = 60): Promise<ProbeResult> {
   const result: ProbeResult = { refused: 0, statuses: [], wholeAfterRefusal: 0, succeededAfter: -1 };
   for (let allowed = 0; allowed < limit; allowed += 1) {
     const before = await route.state();
-    const res = await dispatch(buildRequest(route.path, route.options()), { DB: failingDb(allowed).binding });
+    const res = await dispatch(buildRequest(route.path, route.options()), { DB: failingDb(allowed, failures).binding });
     if (res.ok) {
       await res.arrayBuffer();
       expect(await route.whole(before), `${route.path}: whole after success`).toBe(true);
@@ -100,6 +105,28 @@ describe("faults: D1 failing at the data layer", { timeout: 60_000 }, () => {
         return (await call(`/v1/apps/${app.id}/collections/notes`, { key, json: { data: { text: "works" } } })).status === 201;
       },
     });
+    expect(result.refused).toBeGreaterThan(0);
+  });
+
+  it("creating an app with ingest hooks and webhooks through a one-statement blip: never an app without its hooks or secret", async () => {
+    const human = await signIn();
+    const key = (await claimedAgent(human)).api_key;
+    const withEffects = ingestManifest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "id" }], {
+      webhooks: [{ on: "create", collection: "issues", url: `${receiver}/hook/never` }],
+    });
+    const ofOwner = "app_id IN (SELECT id FROM apps WHERE owner_human_id = ?1)";
+    const state = async () => ({
+      apps: await scalar("SELECT count(*) AS n FROM apps WHERE owner_human_id = ?1", human.humanId),
+      hooks: await scalar(`SELECT count(*) AS n FROM ingest_hooks WHERE ${ofOwner}`, human.humanId),
+      secrets: await scalar(`SELECT count(*) AS n FROM webhook_secrets WHERE ${ofOwner}`, human.humanId),
+    });
+    // After each refusal nothing is left; a success (or a refusal that had completed) has all three.
+    const result = await probe({
+      path: "/v1/apps",
+      options: () => ({ key, json: { html: "<p>x</p>", manifest: withEffects } }),
+      state,
+      whole: async (before) => JSON.stringify(await state()) === JSON.stringify({ apps: before.apps + 1, hooks: before.hooks + 1, secrets: before.secrets + 1 }),
+    }, 1);
     expect(result.refused).toBeGreaterThan(0);
   });
 

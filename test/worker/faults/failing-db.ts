@@ -1,6 +1,6 @@
 // Fault injection at the relay's data layer: a D1 binding that is the test environment's
-// real one, except that after a given number of statements every further statement (run,
-// all, first, raw, a batch) throws as a failing database would. The fault tests hand it
+// real one, except that after a given number of statements the next ones (run, all,
+// first, raw, a batch: every one, or a few for a blip) throw as a failing database would. The fault tests hand it
 // to the Worker's fetch and queue handlers in place of env.DB; nothing of the runtime is
 // replaced, only our own calls into the real binding are cut off.
 import { env } from "cloudflare:test";
@@ -14,13 +14,16 @@ export interface FailingDb {
   refused(): number;
 }
 
-/** Wraps the real env.DB: the first `allowed` statements go through, the rest throw. */
-export function failingDb(allowed: number, real: D1Database = env.DB): FailingDb {
+/**
+ * Wraps the real env.DB: the first `allowed` statements go through, the next `failures`
+ * (all of them by default: an outage) throw, and any after those go through again (a blip).
+ */
+export function failingDb(allowed: number, failures = Infinity, real: D1Database = env.DB): FailingDb {
   let passed = 0;
   let refused = 0;
   const realOf = new WeakMap<object, D1PreparedStatement>();
   const gate = async <T>(work: () => Promise<T>): Promise<T> => {
-    if (passed >= allowed) {
+    if (passed >= allowed && refused < failures) {
       refused += 1;
       throw new Error("D1_ERROR: injected fault: the database is unavailable");
     }
