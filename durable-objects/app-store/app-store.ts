@@ -32,7 +32,7 @@ import { backfillConflicts } from "./unique";
 import { retentionView, setOverride, sweep, sweepDue } from "./retention";
 import { Watchers } from "./watchers";
 import { Withdrawals } from "./withdrawals";
-import { batchSuppression, EagerFlush, flushOutbox, outboxEntries, outboxPending, settleOutbox, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
+import { batchSuppression, EagerFlush, flushOutbox, outboxEntries, outboxPending, settleOutbox, unsettledForRehand, OUTBOX_FLUSH_DELAY_MS } from "./outbox";
 import { DueWork } from "./alarms";
 import { exportPage } from "./portable";
 import { compileManifest, Manifests } from "./manifests";
@@ -76,6 +76,9 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     if (!this.purged) {
       ctx.blockConcurrencyWhile(async () => {
         migrate(ctx.storage.sql);
+        // Entries handed to the queue but never settled may have died with the process that
+        // held them (a local queue lives in memory): hand them over again now, not in 15 minutes.
+        if (unsettledForRehand(ctx.storage.sql)) await this.due.dueBy("flush", Date.now());
         // Whatever work is still due gets its alarm back, even if the last alarm failed for good.
         await this.due.arm();
       });

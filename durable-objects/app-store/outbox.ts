@@ -139,6 +139,17 @@ export class EagerFlush {
   }
 }
 
+/**
+ * On the store's start: entries handed to the queue but not settled become due for hand-over
+ * again (the consumer dedupes by `outbox_id`, so a second pointer costs nothing). A restart
+ * may have taken their messages with it; waiting REQUEUE_AFTER_MS would delay those effects
+ * by a quarter of an hour. Answers whether any entry waits.
+ */
+export function unsettledForRehand(sql: SqlStorage): boolean {
+  sql.exec("UPDATE _svc_outbox SET queued_at = NULL WHERE queued_at IS NOT NULL");
+  return outboxPending(sql);
+}
+
 /** The entries the consumer's pointers name that are still unsettled (a settled one is simply absent). */
 export function outboxEntries(sql: SqlStorage, ids: readonly number[]): OutboxEntryView[] {
   if (ids.length === 0) return [];
