@@ -171,11 +171,12 @@ describe("service work", () => {
     await writeIssue(appId, "k");
     const [queued] = await tasksIn(appId, "queued");
     const env = { SUMMARISE_DIR: dir, SUMMARISE_MODE: "hang-first" };
-    const first = startWorker(["--poll-interval", "1"], env);
+    // Only this app: a task an earlier test left to retry would otherwise hang in hang-first mode instead.
+    const first = startWorker(["--poll-interval", "1", "--app", appId], env);
     await waitFor(() => existsSync(path.join(dir, `${queued.task_id}.1.json`)), { timeout: 30_000, message: "the first run started" });
     process.kill(-first.child.pid!, "SIGKILL");
     await first.exited;
-    const second = startWorker(["--poll-interval", "1"], env);
+    const second = startWorker(["--poll-interval", "1", "--app", appId], env);
     try {
       const [done] = await tasksIn(appId, "done", 1, 30_000);
       expect(done).toMatchObject({ task_id: queued.task_id, attempts: 2 });
