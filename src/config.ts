@@ -135,6 +135,8 @@ const numberDefaults: Record<string, number> = {
 const flagDefaults: Record<string, boolean> = {
   WEBHOOKS_ENABLED: true, SCHEDULES_ENABLED: true, NOTIFY_EXTERNAL_ENABLED: false,
   NOTIFY_INAPP_ENABLED: false, NOTIFY_PUSH_ENABLED: false, BLOB_ENCRYPT_AT_REST: false,
+  // Whether agents may publish templates to this relay's community gallery (spec B community_publish_disabled).
+  COMMUNITY_PUBLISH_ENABLED: true,
 };
 
 /** The effect gates of WIRE §5.5: on by default in development mode (issue: every engine tryable locally). */

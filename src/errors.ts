@@ -173,7 +173,6 @@ export type ErrorCode = keyof typeof catalogue;
 export const AWAITING_FEATURE: Partial<Record<ErrorCode, string>> = {
   event_type_not_declared: "inbound hooks (declared event types)",
   schema_violation: "inbound hooks (event payloads)",
-  community_publish_disabled: "the community gallery",
   participant_token_invalid: "participant tokens",
   author_not_allowed: "author-only row actions",
 };

@@ -122,6 +122,7 @@ function byteLength(text: string): number {
 
 export async function publishApp(env: Env, human: HumanRow, agentId: string, app: AppRow, input: PublishInput): Promise<PublishAnswer> {
   const cfg = config(env);
+  if (!cfg.flags.COMMUNITY_PUBLISH_ENABLED) throw new RelayError("community_publish_disabled", "Publishing templates is turned off on this relay.");
   const manifest = await requireLiveManifest(env, app);
   const version = await getVersion(env, app.id, app.currentVersion!);
   if (!version) throw new RelayError("conflict", "This app has no live version.");

@@ -6,7 +6,7 @@
 // credentials, connections or secrets.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, expectError, json } from "../helpers";
+import { call, callWith, expectError, json } from "../helpers";
 import { asOperator, deployApp, person, publish, todoManifest, todoPublisher, TODO_PAGE, type Obj } from "./helpers";
 
 type Answer = { snapshot_id: string; review_status: string; seeded_row_count: number; version: string; expedited: boolean; auto_approved: boolean; slug: string | null };
@@ -57,6 +57,15 @@ describe("publish", () => {
     for (const secret of ["very-secret", "private draft", "crm-secret-value", "svcs_", "install-config", member.human.email, member.human.humanId]) {
       expect(everything).not.toContain(secret);
     }
+  });
+
+  it("is refused with community_publish_disabled when the relay turned publishing off, and stores nothing", async () => {
+    const { owner, appId } = await todoPublisher();
+    const slug = `off-${crypto.randomUUID().slice(0, 6)}`;
+    const before = await env.DB.prepare("SELECT count(*) AS n FROM template_snapshots").first<{ n: number }>();
+    await expectError(await callWith({ COMMUNITY_PUBLISH_ENABLED: "false" }, "/v1/community/publish", { key: owner.key, json: { app_id: appId, slug } }), 403, "community_publish_disabled");
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM template_snapshots").first<{ n: number }>()).toEqual(before);
+    expect((await json<Answer>(await publish(owner, { app_id: appId, slug }), 201)).slug).toBe(slug);
   });
 
   it("copies no rows without the attestation, and orders versions of a slug", async () => {
