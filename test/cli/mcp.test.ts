@@ -12,10 +12,10 @@ import { claimedCliAgent, fakeIp, relayUrl, uniqueEmail } from "./helpers.ts";
 
 type Obj = Record<string, any>;
 
-const TODO_SCHEMA = { type: "object", properties: { title: { type: "string", maxLength: 100 }, done: { type: "boolean" } }, required: ["title"], additionalProperties: false };
+const todoSchema = { type: "object", properties: { title: { type: "string", maxLength: 100 }, done: { type: "boolean" } }, required: ["title"], additionalProperties: false };
 const MANIFEST = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
-  $defs: { Todo: TODO_SCHEMA },
+  $defs: { Todo: todoSchema },
   "x-service-manifest": {
     app: { name: "Shared todos" },
     roles: { helper: { label: "Helper" } },

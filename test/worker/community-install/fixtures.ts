@@ -14,7 +14,7 @@ import { claimedAgent, signIn, type Registered, type SignedIn } from "../helpers
 
 type Obj = Record<string, unknown>;
 
-export const TODO_DEF = {
+export const todoDefinition = {
   type: "object",
   properties: { title: { type: "string", maxLength: 200 }, done: { type: "boolean" } },
   required: ["title"],
@@ -27,7 +27,7 @@ export const SETTINGS_DEF = {
 };
 
 /** The todo template's manifest; `ext` merges into x-service-manifest, `todo` replaces the Todo schema. */
-export function todoManifest(ext: Obj = {}, todo: Obj = TODO_DEF): Obj {
+export function todoManifest(ext: Obj = {}, todo: Obj = todoDefinition): Obj {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $defs: { Todo: todo, Settings: SETTINGS_DEF },
@@ -43,7 +43,7 @@ export function todoManifest(ext: Obj = {}, todo: Obj = TODO_DEF): Obj {
   };
 }
 
-export const TODO_HTML = "<!doctype html><title>Todo</title><h1>Todo</h1>";
+export const todoPage = "<!doctype html><title>Todo</title><h1>Todo</h1>";
 
 export const SETUP_STEPS = [
   { kind: "note", label: "Welcome" },
@@ -84,7 +84,7 @@ export interface SnapshotOptions {
 
 /** An approved (by default) snapshot of the publisher's todo template; answers its id. */
 export async function listTemplate(pub: Publisher, options: SnapshotOptions = {}): Promise<string> {
-  const html = options.html ?? TODO_HTML;
+  const html = options.html ?? todoPage;
   const document = await putContentAddressed(env.BLOBS, "doc", new TextEncoder().encode(html), "text/html; charset=utf-8");
   const manifest = options.manifest ?? todoManifest();
   const seedRows = options.seedRows ?? SEED_ROWS;

@@ -5,7 +5,7 @@
 // before the last upgrade, and the owner's /v1/self/apps/:appId/upgrade… routes.
 import { describe, expect, it } from "vitest";
 import { call, expectError, json } from "../helpers";
-import { installer, listTemplate, publisher, TODO_DEF, todoManifest, type Publisher } from "./fixtures";
+import { installer, listTemplate, publisher, todoDefinition, todoManifest, type Publisher } from "./fixtures";
 
 type Obj = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ async function liveState(key: string, path: string): Promise<{ version: number |
   return { version: detail.current_version, html: doc.html };
 }
 
-const WITH_NOTE = { ...TODO_DEF, properties: { ...TODO_DEF.properties, note: { type: "string" } } };
+const WITH_NOTE = { ...todoDefinition, properties: { ...todoDefinition.properties, note: { type: "string" } } };
 
 describe("upgrade and revert", () => {
   it("preview → apply (expect_version pinned) → revert, and the document follows", async () => {
@@ -73,7 +73,7 @@ describe("upgrade and revert", () => {
     await listTemplate(pub, { version: "1.0.0" });
     const me = await installed(pub);
     const key = me.agent.api_key;
-    const narrowed = { ...TODO_DEF, properties: { title: { type: "string", maxLength: 5 }, done: { type: "boolean" } } };
+    const narrowed = { ...todoDefinition, properties: { title: { type: "string", maxLength: 5 }, done: { type: "boolean" } } };
     await listTemplate(pub, { version: "2.0.0", manifest: todoManifest({}, narrowed) });
     const preview = await json<{ compat: string; blocked: boolean; blocked_reason: string; breaks: unknown[] }>(await call(`${me.path}/upgrade`, { key }), 200);
     expect(preview).toMatchObject({ compat: "incompatible", blocked: true, blocked_reason: "incompatible" });
