@@ -29,7 +29,8 @@ export function wholeFlag(ctx: CommandContext, name: string, min: number, max = 
   const value = stringFlag(ctx.flags, name);
   if (value === undefined) return undefined;
   if (!/^[0-9]+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw invalidArgs(`--${name} must be a whole number of at least ${min}; got ${JSON.stringify(value)}.`, ctx.command, { flag: `--${name}` });
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw invalidArgs(`--${name} must be a whole number ${range}; got ${JSON.stringify(value)}.`, ctx.command, { flag: `--${name}` });
   }
   return Number(value);
 }
