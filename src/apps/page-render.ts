@@ -2,9 +2,12 @@
  * A real picture of an app's page, taken through the platform's Browser Rendering binding
  * (`BROWSER`, optional: the operator adds `[browser] binding = "BROWSER"` to the Worker's
  * configuration). The screenshot route (src/apps/screenshot.ts) asks for one and falls
- * back to the brand card when there is no binding or this fails. The browser client is
- * loaded on first use, so a Worker that never renders does not evaluate it.
+ * back to the brand card when there is no binding or this fails. The browser is driven by
+ * our own small DevTools client (src/apps/devtools-session.ts), not a browser library.
  */
+import { decodeBase64 } from "../http/v1/attachments-body";
+import { DevtoolsSession } from "./devtools-session";
+
 /** How long one rendering may take, browser start included, before the card is used instead. */
 export const RENDER_TIMEOUT_MS = 25_000;
 /**
@@ -33,27 +36,23 @@ export function browserBinding(env: Env): Fetcher | undefined {
   return (env as Env & { BROWSER?: Fetcher }).BROWSER;
 }
 
+/** A viewport's PNG is far below this; a bigger answer is not a picture we want. */
+const SCREENSHOT_BYTES_LIMIT = 32 * 1024 * 1024;
+
 /**
  * Opens `url` in a fresh browser with that viewport, waits for the page script's `service.ready`,
  * and answers the viewport as PNG bytes. Throws when the page does not get ready or the
  * whole rendering takes longer than RENDER_TIMEOUT_MS.
  */
 export async function renderPage(binding: Fetcher, url: string, viewport: { width: number; height: number }): Promise<Uint8Array> {
-  const { default: puppeteer } = await import("@cloudflare/puppeteer");
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   let finished = false;
-  let browser: Awaited<ReturnType<typeof puppeteer.launch>> | undefined;
-  const closeBrowser = () => browser?.close().catch(() => undefined);
+  let browser: DevtoolsSession | undefined;
+  const closeBrowser = () => browser?.close();
   const work = (async () => {
-    browser = await puppeteer.launch(binding);
+    browser = await DevtoolsSession.open(binding);
     if (finished) throw new Error("rendering abandoned");
-    const page = await browser.newPage();
-    await page.setUserAgent(`${await browser.userAgent()} ${SCREENSHOT_AGENT_MARK}`);
-    await page.setViewport(viewport);
-    await page.goto(url, { waitUntil: "load", timeout: RENDER_TIMEOUT_MS });
-    const ready = await page.evaluate(WAIT_FOR_READY);
-    if (ready !== true) throw new Error("the page did not report service.ready in time");
-    return new Uint8Array(await page.screenshot({ type: "png" }));
+    return await pictureOf(browser, url, viewport);
   })();
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`rendering took longer than ${RENDER_TIMEOUT_MS} ms`)), RENDER_TIMEOUT_MS);
@@ -63,8 +62,34 @@ export async function renderPage(binding: Fetcher, url: string, viewport: { widt
   } finally {
     finished = true;
     clearTimeout(timer);
-    // A browser launched after the deadline: the work sees `finished`, fails, and this closes it.
+    // A browser acquired after the deadline: the work sees `finished`, fails, and this closes it.
     work.catch(() => undefined).finally(closeBrowser);
     await closeBrowser();
   }
+}
+
+/** In a new tab of `browser`: the marked user agent and the viewport, then the page, its readiness and a PNG. */
+async function pictureOf(browser: DevtoolsSession, url: string, viewport: { width: number; height: number }): Promise<Uint8Array> {
+  const { userAgent } = await browser.send("Browser.getVersion");
+  const { targetId } = await browser.send("Target.createTarget", { url: "about:blank" });
+  const { sessionId } = await browser.send("Target.attachToTarget", { targetId, flatten: true });
+  const tab = String(sessionId);
+  await browser.send("Page.enable", {}, tab);
+  await browser.send("Page.setLifecycleEventsEnabled", { enabled: true }, tab);
+  await browser.send("Emulation.setUserAgentOverride", { userAgent: `${userAgent} ${SCREENSHOT_AGENT_MARK}` }, tab);
+  await browser.send("Emulation.setDeviceMetricsOverride", { ...viewport, deviceScaleFactor: 1, mobile: false }, tab);
+
+  // The tab's main frame has the tab's id; its `load` under any loader but about:blank's is the page's.
+  const { frameTree } = (await browser.send("Page.getFrameTree", {}, tab)) as { frameTree: { frame: { loaderId: string } } };
+  const blankLoader = frameTree.frame.loaderId;
+  const loaded = browser.nextEvent("Page.lifecycleEvent", tab, (event) => event.name === "load" && event.frameId === targetId && event.loaderId !== blankLoader);
+  const navigation = await browser.send("Page.navigate", { url }, tab);
+  if (typeof navigation.errorText === "string" && navigation.errorText !== "") throw new Error(`the page did not load: ${navigation.errorText}`);
+  await loaded;
+
+  const evaluation = await browser.send("Runtime.evaluate", { expression: WAIT_FOR_READY, awaitPromise: true, returnByValue: true }, tab);
+  const ready = (evaluation.result as { value?: unknown } | undefined)?.value;
+  if (ready !== true) throw new Error("the page did not report service.ready in time");
+  const { data } = await browser.send("Page.captureScreenshot", { format: "png" }, tab);
+  return decodeBase64(String(data), SCREENSHOT_BYTES_LIMIT);
 }
