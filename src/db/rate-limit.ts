@@ -1,5 +1,5 @@
 /**
- * Fixed-window counters in D1, one upsert per hit: the per-IP limiter of the identity and
+ * Fixed-window counters in D1, one upsert per hit (or per group of hits counted together): the per-IP limiter of the identity and
  * invitation routes, and the daily per-owner cap on invitation mail
  * (`apps/invite-mail-cap.ts`). Accurate across isolates (unlike an in-memory counter) and
  * cheap enough for routes that are called a handful of times per agent.
@@ -13,14 +13,17 @@ export interface WindowHit {
   retryAfter: number;
 }
 
-/** Counts one hit in `bucket`'s current fixed window (one upsert). */
-export async function countHit(env: { DB: D1Database }, bucket: string, windowSeconds: number, now = Date.now()): Promise<WindowHit> {
+/**
+ * Counts one hit (or `by` hits at once, as one upsert still) in `bucket`'s current fixed
+ * window; `hits` then includes them all.
+ */
+export async function countHit(env: { DB: D1Database }, bucket: string, windowSeconds: number, now = Date.now(), by = 1): Promise<WindowHit> {
   const windowMs = windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const row = await env.DB.prepare(
-    `INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (?1, ?2, 1)
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = hits + 1 RETURNING hits`,
-  ).bind(bucket, windowStart).first<{ hits: number }>();
+    `INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (?1, ?2, ?3)
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = hits + ?3 RETURNING hits`,
+  ).bind(bucket, windowStart, by).first<{ hits: number }>();
   return { hits: row?.hits ?? 0, retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
 }
 

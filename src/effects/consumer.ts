@@ -15,8 +15,9 @@
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
-import { deliveryForChange, firingApp, type FiringApp } from "./webhooks/fire";
-import { runDelivery, type DeliveryRow } from "./webhooks/deliveries";
+import { deliveryInputForChange, firingApp, type FiringApp } from "./webhooks/fire";
+import { attemptClaimed, attemptRun, runDelivery, type AttemptRun, type DeliveryRow } from "./webhooks/deliveries";
+import { createDeliveries, type NewDelivery } from "./webhooks/record";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
 import { recordTask } from "./tasks/record";
@@ -31,21 +32,20 @@ function retryLater(message: Message<unknown>): void {
 }
 
 /**
- * What one outbox entry asks for: a webhook delivery to run, or nothing. A change written
+ * Records what one outbox entry asks for, except a webhook delivery: that comes back to be
+ * recorded with the batch's others (null when the entry asks for none). A change written
  * while the app was in migration mode is treated as one its writer kept quiet: each engine
  * records it silent, as it does a batch import's. `firing` is the app's one lookup for the
  * batch.
  */
 async function recordEntry(
   env: Env, pointer: OutboxPointer, entry: OutboxEntryView, silent: (writtenAt: string) => boolean, firing: () => Promise<FiringApp>,
-): Promise<DeliveryRow | null> {
+): Promise<NewDelivery | null> {
   const recorded = JSON.parse(entry.payload) as EffectChange;
   const change: EffectChange = silent(recorded.ts) ? { ...recorded, suppressed: true } : recorded;
   switch (entry.kind) {
-    case "webhooks": {
-      const delivery = await deliveryForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change, firing);
-      return delivery?.status === "pending" ? delivery : null;
-    }
+    case "webhooks":
+      return deliveryInputForChange(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change, firing);
     case "notify":
       await recordNotifications(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
       return null;
@@ -58,9 +58,18 @@ async function recordEntry(
   }
 }
 
-/** One app's pointers: read their entries in one call, record each, settle what was recorded. */
-async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<DeliveryRow[]> {
-  const deliveries: DeliveryRow[] = [];
+/** The webhook deliveries an app's pointers recorded: those whose first attempt this consumer claimed, and pending ones made earlier. */
+interface OutboxDeliveries {
+  claimed: DeliveryRow[];
+  pending: DeliveryRow[];
+}
+
+/**
+ * One app's pointers: read their entries in one call, record each (the webhook deliveries
+ * all together, their first attempts claimed), settle what was recorded.
+ */
+async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<OutboxDeliveries> {
+  const deliveries: OutboxDeliveries = { claimed: [], pending: [] };
   let entries: Map<number, OutboxEntryView>;
   try {
     entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
@@ -83,6 +92,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   // The app and its live manifest, looked up once for the batch's webhook entries (and not at all without any).
   let firing: Promise<FiringApp> | undefined;
   const lookupOnce = () => (firing ??= firingApp(env, appId));
+  const hooks: Array<{ message: Message<unknown>; entryId: number; input: NewDelivery }> = [];
   // Each entry's record is its own (unique by the entry), so they are made side by side.
   await Promise.all(items.map(async ({ message, pointer }) => {
     const entry = entries.get(pointer.entry_id);
@@ -91,8 +101,11 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       return;
     }
     try {
-      const delivery = await recordEntry(env, pointer, entry, silent, lookupOnce);
-      if (delivery) deliveries.push(delivery);
+      const input = await recordEntry(env, pointer, entry, silent, lookupOnce);
+      if (input) {
+        hooks.push({ message, entryId: entry.entry_id, input });
+        return;
+      }
       settled.push(entry.entry_id);
       recorded.push(message);
     } catch (err) {
@@ -100,6 +113,21 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       retryLater(message);
     }
   }));
+  // The webhook deliveries in one go (a few round trips, however many): all recorded, or none and all retried.
+  if (hooks.length > 0) {
+    try {
+      const made = await createDeliveries(env, appId, hooks.map((hook) => hook.input), { claim: true });
+      for (const [index, { delivery, claimed }] of made.entries()) {
+        if (claimed) deliveries.claimed.push(delivery);
+        else if (delivery.status === "pending") deliveries.pending.push(delivery);
+        settled.push(hooks[index].entryId);
+        recorded.push(hooks[index].message);
+      }
+    } catch (err) {
+      console.error(`effects: the webhook deliveries of app ${appId} could not be recorded`, err);
+      for (const hook of hooks) retryLater(hook.message);
+    }
+  }
   try {
     await appStore(env, appId).settleOutbox(settled);
   } catch (err) {
@@ -129,13 +157,17 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
       byApp.set(read.pointer.app_id, group);
     }
   }
-  const fresh = (await Promise.all([...byApp].map(([appId, items]) => consumeOutbox(env, appId, items)))).flat();
+  const recorded = await Promise.all([...byApp].map(([appId, items]) => consumeOutbox(env, appId, items)));
+  // The batch's attempts share their secret reads, their outcome writes and a bound on the requests in flight.
+  const run: AttemptRun = attemptRun(env);
+  const attemptFailed = (delivery: DeliveryRow) => (err: unknown) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err);
   await Promise.all([
-    // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue.
-    ...fresh.map((delivery) => runDelivery(env, delivery).catch((err) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err))),
+    // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue once the claim's lease ends.
+    ...recorded.flatMap((app) => app.claimed).map((delivery) => attemptClaimed(env, delivery, run).catch(attemptFailed(delivery))),
+    ...recorded.flatMap((app) => app.pending).map((delivery) => runDelivery(env, delivery, Date.now(), run).catch(attemptFailed(delivery))),
     ...attempts.map(async ({ message, deliveryId }) => {
       try {
-        await runDelivery(env, deliveryId);
+        await runDelivery(env, deliveryId, Date.now(), run);
         message.ack();
       } catch (err) {
         console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);

@@ -10,7 +10,8 @@ import type { RowView } from "../../../durable-objects/app-store/contract";
 import type { AppRow } from "../../db/apps";
 import type { ScheduleAction } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
-import { createDelivery, type DeliveryRow } from "../webhooks/deliveries";
+import type { DeliveryRow } from "../webhooks/deliveries";
+import { createDelivery } from "../webhooks/record";
 import { journalUrl, resolveTarget, standardBody } from "../webhooks/fire";
 
 export type WebhookAction = Extract<ScheduleAction, { kind: "webhook" }>;

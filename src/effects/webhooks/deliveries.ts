@@ -1,8 +1,8 @@
 /**
  * The webhook delivery journal and the life of one delivery (svix's message → attempt
- * model, DESIGN §5.8). A delivery is created once per fired rule (idempotent by its
- * source, so a redelivered queue message never makes a second), holds its exact body,
- * and moves pending → delivered | failed through recorded attempts:
+ * model, DESIGN §5.8). A delivery is created once per fired rule (record.ts: idempotent
+ * by its source, so a redelivered queue message never makes a second), holds its exact
+ * body, and moves pending → delivered | failed through recorded attempts:
  * - an attempt is claimed first (attempts + 1, and a lease on `next_attempt_at`), so two
  *   consumers holding the same message never both send it, and one that dies mid-attempt
  *   is picked up again by the sweep once the lease runs out;
@@ -12,18 +12,21 @@
  *   up to `WEBHOOKS_MAX_ATTEMPTS`; the owner is mailed once per rule per window when one
  *   fails for good;
  * - the next attempt is a queue message with a delay (a pointer to the delivery), sent
- *   once per due time (`scheduled_for`).
+ *   once per due time (`scheduled_for`);
+ * - the attempts of one run (a consumer batch) share their secret reads, a bound on the
+ *   requests in flight, and the writes of their outcomes (each attempt's row and its
+ *   delivery's new state in one transaction, many attempts' in one batch).
  */
 import { and, eq, lt, sql } from "drizzle-orm";
 import { config } from "../../config";
-import { db } from "../../db/client";
+import { db, type Db } from "../../db/client";
 import { webhookAttempts, webhookDeliveries } from "../../db/effects-schema";
-import { newId } from "../../auth/tokens";
-import { countHit } from "../../db/rate-limit";
-import { outboundFetch } from "../outbound-fetch";
+import { groupedBatch, type GroupedBatch } from "../../db/grouped-batch";
+import { limiter, type Limiter } from "../../bounded";
+import { outboundFetch, type OutboundResult } from "../outbound-fetch";
 import { connectionHeader } from "../connections";
 import { signatureHeader } from "./sign";
-import { signingSecrets } from "./secret";
+import { liveSecrets, secretRowOf, type SecretRow } from "./secret";
 import { mailOwnerOfFailure } from "./failure-mail";
 import type { WebhookAttemptMessage } from "../messages";
 
@@ -35,53 +38,51 @@ export const ATTEMPT_TIMEOUT_MS = 15_000;
 export const RESPONSE_BODY_CAP = 4096;
 /** An attempt claimed but never recorded (its consumer died) is taken up again after this. */
 export const CLAIM_LEASE_MS = 60_000;
+/**
+ * Attempts of one consumer batch (at most 25 messages) sent at once: 25 receivers that
+ * all time out take three rounds of 15 s, inside the claim lease.
+ */
+export const SENDS_IN_FLIGHT = 10;
 /** The queue delays a message by at most 12 hours; a later attempt is re-scheduled on arrival. */
 const MAX_QUEUE_DELAY_SECONDS = 43_200;
 /** A due time this close counts as now. */
 const DUE_SLACK_MS = 1_000;
 
-export interface NewDelivery {
-  appId: string;
-  source: string;
-  ruleId: string;
-  collection: string;
-  rowKey: string;
-  op: string;
-  feedSeq: number | null;
-  url: string;
-  connection: string | null;
-  payload: string;
-  replayOfId?: string | null;
-  /** Created already failed, never attempted (the target could not be resolved). */
-  failedWith?: string;
-}
-
 /**
- * Records a delivery (or finds the one this source made already). Past the app's hourly
- * cap it is recorded as failed without an attempt, so the journal says why.
+ * What the attempts of one run share (one consumer batch, one sweep): each app's signing
+ * secrets read once, the outcomes written together (a group commit, grouped-batch.ts),
+ * and a bound on the requests in flight.
  */
-export async function createDelivery(env: Env, input: NewDelivery, now = Date.now()): Promise<DeliveryRow> {
-  const existing = await deliveryBySource(env, input.appId, input.source);
-  if (existing) return existing;
-  const cap = config(env).limits.WEBHOOKS_APP_HOURLY_CAP;
-  let failedWith = input.failedWith ?? null;
-  if (failedWith === null && cap > 0 && (await countHit(env, `webhooks:${input.appId}`, 3600, now)).hits > cap) {
-    failedWith = `the app's hourly webhook cap (${cap}) is reached`;
-  }
-  const at = new Date(now).toISOString();
-  const [created] = await db(env).insert(webhookDeliveries).values({
-    id: newId("whd_"), appId: input.appId, source: input.source, ruleId: input.ruleId, collection: input.collection,
-    rowKey: input.rowKey, op: input.op, feedSeq: input.feedSeq, url: input.url, connection: input.connection,
-    payload: input.payload, status: failedWith === null ? "pending" : "failed", attempts: 0, error: failedWith,
-    replayOfId: input.replayOfId ?? null, createdAt: at, nextAttemptAt: failedWith === null ? now : null,
-  }).onConflictDoNothing().returning();
-  // Nothing returned: another consumer holding the same pointer made it meanwhile.
-  return created ?? (await deliveryBySource(env, input.appId, input.source))!;
+export interface AttemptRun {
+  secrets(appId: string, now: number): Promise<string[]>;
+  write: GroupedBatch;
+  send: Limiter;
 }
 
-async function deliveryBySource(env: Env, appId: string, source: string): Promise<DeliveryRow | undefined> {
-  return (await db(env).select().from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.appId, appId), eq(webhookDeliveries.source, source))).limit(1))[0];
+export function attemptRun(env: Env): AttemptRun {
+  const rows = new Map<string, Promise<SecretRow | undefined>>();
+  return {
+    async secrets(appId, now) {
+      let row = rows.get(appId);
+      if (!row) {
+        row = secretRowOf(env, appId);
+        rows.set(appId, row);
+        // A read that failed is not kept: the next attempt reads again.
+        row.catch(() => rows.delete(appId));
+      }
+      return liveSecrets(await row, now);
+    },
+    write: groupedBatch(db(env)),
+    send: limiter(SENDS_IN_FLIGHT),
+  };
+}
+
+/** The claim of a delivery's next attempt (attempts + 1, and a lease), taken only while the row is still as given. */
+export function claimStatement(d: Db, delivery: Pick<DeliveryRow, "id" | "attempts">, now: number) {
+  return d.update(webhookDeliveries)
+    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date(now).toISOString(), nextAttemptAt: now + CLAIM_LEASE_MS, scheduledFor: null })
+    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
+    .returning();
 }
 
 export async function deliveryById(env: Env, id: string): Promise<DeliveryRow | undefined> {
@@ -113,67 +114,78 @@ export function retryDelayMs(delays: readonly number[], attempt: number, random 
  * Given the row just read or written (a fresh delivery), it is not read again: the claim
  * below only succeeds while the row is still as given.
  */
-export async function runDelivery(env: Env, deliveryOrId: string | DeliveryRow, now = Date.now()): Promise<void> {
+export async function runDelivery(env: Env, deliveryOrId: string | DeliveryRow, now = Date.now(), run = attemptRun(env)): Promise<void> {
   const delivery = typeof deliveryOrId === "string" ? await deliveryById(env, deliveryOrId) : deliveryOrId;
   if (!delivery || delivery.status !== "pending" || delivery.nextAttemptAt === null) return;
   if (delivery.nextAttemptAt > now + DUE_SLACK_MS) {
     await scheduleNext(env, delivery, now);
     return;
   }
-  const claimed = (await db(env).update(webhookDeliveries)
-    .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date(now).toISOString(), nextAttemptAt: now + CLAIM_LEASE_MS, scheduledFor: null })
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.attempts, delivery.attempts)))
-    .returning())[0];
+  const [claimed] = await claimStatement(db(env), delivery, now);
   if (!claimed) return;
-  await attempt(env, claimed, now);
+  await attemptClaimed(env, claimed, run);
 }
 
-async function attempt(env: Env, delivery: DeliveryRow, startedAt: number): Promise<void> {
-  const cfg = config(env);
+/** Sends the attempt a claimed delivery holds (waiting for a place among the run's sends), then records its outcome. */
+export async function attemptClaimed(env: Env, delivery: DeliveryRow, run: AttemptRun): Promise<void> {
+  const { result, sentAt } = await run.send(() => send(env, delivery, run));
+  await recordOutcome(env, delivery, result, sentAt, run);
+}
+
+type AttemptResult = Pick<OutboundResult, "status" | "body" | "error" | "durationMs" | "retryAfterSeconds">;
+
+async function send(env: Env, delivery: DeliveryRow, run: AttemptRun): Promise<{ result: AttemptResult; sentAt: string }> {
+  const startedAt = Date.now();
   const sentAt = new Date(startedAt).toISOString();
   const body = bodyForAttempt(delivery, sentAt);
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": "Service-Webhooks/1",
-    "x-service-signature": await signatureHeader(await signingSecrets(env, delivery.appId, startedAt), Math.floor(startedAt / 1000), body),
+    "x-service-signature": await signatureHeader(await run.secrets(delivery.appId, startedAt), Math.floor(startedAt / 1000), body),
     "x-service-event": delivery.op,
     "x-service-collection": delivery.collection,
     "x-service-delivery": delivery.id,
   };
   const auth = delivery.connection === null ? null : await connectionHeader(env, delivery.appId, delivery.connection, delivery.url);
   const result = auth !== null && !auth.ok
-    ? { status: null, body: "", bodyTruncated: false, error: auth.error, durationMs: 0, retryAfterSeconds: null }
+    ? { status: null, body: "", error: auth.error, durationMs: 0, retryAfterSeconds: null }
     : await outboundFetch(delivery.url, {
       method: "POST", headers: auth?.ok ? { ...headers, [auth.name.toLowerCase()]: auth.value } : headers, body,
       timeoutMs: ATTEMPT_TIMEOUT_MS, maxResponseBytes: RESPONSE_BODY_CAP,
-    }, { development: cfg.development });
+    }, { development: config(env).development });
+  return { result, sentAt };
+}
+
+/** Journals the attempt and its delivery's new state in one write (shared with the run's other outcomes), then what follows. */
+async function recordOutcome(env: Env, delivery: DeliveryRow, result: AttemptResult, sentAt: string, run: AttemptRun): Promise<void> {
+  const cfg = config(env);
   const finishedAt = Date.now();
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
-  const error = delivered ? null : result.error ?? `the receiver answered ${result.status}`;
-  await db(env).insert(webhookAttempts).values({
-    deliveryId: delivery.id, attempt: delivery.attempts, at: sentAt, responseStatus: result.status, error, durationMs: result.durationMs,
-  }).onConflictDoNothing();
-  const outcome = { responseStatus: result.status, responseBody: result.body.slice(0, RESPONSE_BODY_CAP), error };
-  if (delivered) {
-    await settleAttempt(env, delivery, { ...outcome, status: "delivered", deliveredAt: new Date(finishedAt).toISOString(), nextAttemptAt: null });
-    return;
-  }
   const gone = result.status === 410;
-  if (gone || delivery.attempts >= cfg.limits.WEBHOOKS_MAX_ATTEMPTS) {
-    await settleAttempt(env, delivery, { ...outcome, status: "failed", nextAttemptAt: null });
+  const final = delivered || gone || delivery.attempts >= cfg.limits.WEBHOOKS_MAX_ATTEMPTS;
+  const error = delivered ? null : result.error ?? `the receiver answered ${result.status}`;
+  const wait = Math.max(retryDelayMs(cfg.webhookRetryDelaysMs, delivery.attempts), (result.retryAfterSeconds ?? 0) * 1000);
+  const outcome: Partial<DeliveryRow> = {
+    responseStatus: result.status, responseBody: result.body.slice(0, RESPONSE_BODY_CAP), error,
+    ...(delivered ? { status: "delivered", deliveredAt: new Date(finishedAt).toISOString(), nextAttemptAt: null }
+      : final ? { status: "failed", nextAttemptAt: null } : { status: "pending", nextAttemptAt: finishedAt + wait }),
+  };
+  const d = db(env);
+  const [, settled] = await run.write([
+    d.insert(webhookAttempts).values({
+      deliveryId: delivery.id, attempt: delivery.attempts, at: sentAt, responseStatus: result.status, error, durationMs: result.durationMs,
+    }).onConflictDoNothing(),
+    // Unless the delivery moved on meanwhile: then nothing comes back.
+    d.update(webhookDeliveries).set(outcome)
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), eq(webhookDeliveries.status, "pending")))
+      .returning(),
+  ]) as [unknown, DeliveryRow[]];
+  if (delivered) return;
+  if (final) {
     await mailOwnerOfFailure(env, delivery, gone ? "the receiver answered 410 Gone" : `${delivery.attempts} attempts failed`, finishedAt);
     return;
   }
-  const wait = Math.max(retryDelayMs(cfg.webhookRetryDelaysMs, delivery.attempts), (result.retryAfterSeconds ?? 0) * 1000);
-  const next = await settleAttempt(env, delivery, { ...outcome, status: "pending", nextAttemptAt: finishedAt + wait });
-  if (next) await scheduleNext(env, next, finishedAt);
-}
-
-/** Records an attempt's outcome, unless the delivery moved on meanwhile (answers the row as written, or undefined). */
-async function settleAttempt(env: Env, delivery: DeliveryRow, outcome: Partial<DeliveryRow>): Promise<DeliveryRow | undefined> {
-  return (await db(env).update(webhookDeliveries).set(outcome)
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts), eq(webhookDeliveries.status, "pending")))
-    .returning())[0];
+  if (settled[0]) await scheduleNext(env, settled[0], finishedAt);
 }
 
 /** Sends the message for the next attempt, once per due time. */
@@ -195,9 +207,10 @@ export async function runOverdueDeliveries(env: Env, now = Date.now(), batch = 5
   const overdue = await db(env).select({ id: webhookDeliveries.id }).from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.status, "pending"), lt(webhookDeliveries.nextAttemptAt, now - CLAIM_LEASE_MS)))
     .limit(batch);
+  const run = attemptRun(env);
   for (const { id } of overdue) {
     try {
-      await runDelivery(env, id, now);
+      await runDelivery(env, id, now, run);
     } catch (err) {
       console.error(`webhooks: overdue delivery ${id} could not be run`, err);
     }

@@ -16,7 +16,8 @@ import { appStore } from "../../apps/store";
 import type { EffectChange, RowView } from "../../../durable-objects/app-store/contract";
 import type { CompiledManifest, WebhookRule } from "../../manifest";
 import { renderJsonTemplate } from "../../rules/templates";
-import { createDelivery, type DeliveryRow } from "./deliveries";
+import type { DeliveryRow } from "./deliveries";
+import { createDelivery, type NewDelivery } from "./record";
 import { isRelativeTarget } from "../../manifest/origins";
 import { instanceTarget } from "../connections";
 
@@ -76,13 +77,14 @@ export async function firingApp(env: Env, appId: string): Promise<FiringApp> {
 }
 
 /**
- * Records the delivery one outbox entry asks for; null when nothing is to be sent (the
- * writer kept webhooks quiet, webhooks are off, the app or the rule is gone). The consumer
- * passes one lookup of the app for all the entries of a batch.
+ * The delivery one outbox entry asks for, not yet recorded; null when nothing is to be
+ * sent (the writer kept webhooks quiet, webhooks are off, the app or the rule is gone).
+ * The consumer passes one lookup of the app for all the entries of a batch, and records
+ * what they ask for together (record.ts).
  */
-export async function deliveryForChange(
+export async function deliveryInputForChange(
   env: Env, appId: string, source: string, ruleId: string, change: EffectChange, lookup: () => Promise<FiringApp> = () => firingApp(env, appId),
-): Promise<DeliveryRow | null> {
+): Promise<NewDelivery | null> {
   if (change.suppressed || !config(env).flags.WEBHOOKS_ENABLED) return null;
   const firing = await lookup();
   if (!firing) return null;
@@ -90,11 +92,19 @@ export async function deliveryForChange(
   const rule = manifest.webhooks.find((candidate) => candidate.id === ruleId);
   if (!rule) return null;
   const target = await resolveTarget(env, app, rule, manifest.settingsCollection);
-  return createDelivery(env, {
+  return {
     appId, source, ruleId, collection: change.collection, rowKey: change.key, op: change.op, feedSeq: change.seq,
     url: journalUrl(target, rule), connection: rule.connection,
     payload: rule.bodyTemplate ? renderJsonTemplate(rule.bodyTemplate, change.data)
       : standardBody(appId, change.collection, change.op, change.seq, { ...change, updated_at: change.ts }),
     ...("failedWith" in target ? { failedWith: target.failedWith } : {}),
-  });
+  };
+}
+
+/** Records the delivery one outbox entry asks for (or finds the one it made already); null when nothing is to be sent. */
+export async function deliveryForChange(
+  env: Env, appId: string, source: string, ruleId: string, change: EffectChange, lookup?: () => Promise<FiringApp>,
+): Promise<DeliveryRow | null> {
+  const input = await deliveryInputForChange(env, appId, source, ruleId, change, lookup);
+  return input === null ? null : createDelivery(env, input);
 }

@@ -14,7 +14,8 @@ import { webhookAttempts, webhookDeliveries } from "../../db/effects-schema";
 import { RelayError } from "../../errors";
 import type { AppRow } from "../../db/apps";
 import { liveManifest } from "../../apps/members";
-import { createDelivery, deliveryById, type DeliveryRow } from "./deliveries";
+import { deliveryById, type DeliveryRow } from "./deliveries";
+import { createDelivery } from "./record";
 import { hostAndPath } from "./url-view";
 
 /** How much of a payload the journal shows before cutting it. */

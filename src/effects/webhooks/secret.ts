@@ -27,17 +27,23 @@ export async function mintWebhookSecret(env: Env, appId: string): Promise<string
 
 /** The app's current secret, or null when none was ever minted. */
 export async function webhookSecretOf(env: Env, appId: string): Promise<string | null> {
-  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
-  return row?.secret ?? null;
+  return (await secretRowOf(env, appId))?.secret ?? null;
 }
 
-/** The secrets that sign a delivery now: the current one, and the previous while its grace lasts. */
-export async function signingSecrets(env: Env, appId: string, now = Date.now()): Promise<string[]> {
-  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+export type SecretRow = typeof webhookSecrets.$inferSelect;
+
+/** The app's secret row (current and previous), undefined when none was ever minted. */
+export async function secretRowOf(env: Env, appId: string): Promise<SecretRow | undefined> {
+  return (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+}
+
+/** The secrets of `row` that sign at `now`: the current one, and the previous while its grace lasts. */
+export function liveSecrets(row: SecretRow | undefined, now: number): string[] {
   if (!row) return [];
   const previousLive = row.previousSecret !== null && row.previousExpiresAt !== null && Date.parse(row.previousExpiresAt) > now;
   return previousLive ? [row.secret, row.previousSecret!] : [row.secret];
 }
+
 
 export interface RotatedSecret {
   webhook_secret: string;
@@ -52,7 +58,7 @@ export interface RotatedSecret {
  * never had a secret (no deploy with webhooks yet).
  */
 export async function rotateWebhookSecret(env: Env, appId: string, graceSeconds: number, now = Date.now()): Promise<RotatedSecret> {
-  const row = (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+  const row = await secretRowOf(env, appId);
   if (!row) throw new RelayError("conflict", "This app has no webhook secret yet: deploy a manifest with webhooks first.");
   const rotatedAt = new Date(now).toISOString();
   const previousExpiresAt = new Date(now + graceSeconds * 1000).toISOString();
