@@ -4,6 +4,7 @@
  * pass opens one path of one gated app for about two hours, and rotating a link app's
  * share token voids every pass minted under the old one.
  */
+import { constantTimeEqual } from "./tokens";
 
 /** Asset passes last about two hours, rounded to 10-minute steps so URLs repeat between reloads. */
 export const ASSET_PASS_TTL_SECONDS = 2 * 3600;
@@ -36,8 +37,5 @@ export async function assetPassValid(keys: { assets: CryptoKey }, pass: string, 
   if (!match) return false;
   const exp = parseInt(match[1], 36);
   if (!Number.isSafeInteger(exp) || exp * 1000 <= Date.now()) return false;
-  const expected = await passSignature(keys, appId, shareHash, path, exp);
-  const a = new TextEncoder().encode(expected);
-  const b = new TextEncoder().encode(match[2]);
-  return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
+  return constantTimeEqual(await passSignature(keys, appId, shareHash, path, exp), match[2]);
 }

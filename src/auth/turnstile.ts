@@ -9,6 +9,7 @@
  * (`XXXX.DUMMY.TOKEN.XXXX`, what its test site keys produce) passes, anything else fails.
  */
 import { config } from "../config";
+import { constantTimeEqual } from "./tokens";
 
 export type ChallengeOutcome = "verified" | "absent" | "failed";
 
@@ -21,7 +22,7 @@ export async function challengeOutcome(env: Env, token: string | undefined, ip: 
   if (token.length > 2048) return "failed";
   const cfg = config(env);
   const secret = (env as unknown as { TURNSTILE_SECRET_KEY?: string }).TURNSTILE_SECRET_KEY;
-  if (cfg.development && !secret) return token === TEST_TOKEN ? "verified" : "failed";
+  if (cfg.development && !secret) return constantTimeEqual(token, TEST_TOKEN) ? "verified" : "failed";
   if (!secret) return "failed";
   try {
     const res = await fetch(SITEVERIFY, {
