@@ -12,7 +12,8 @@
  * only looks at the sockets that can possibly care. The fan-out runs on the turn after the
  * commit, once for all the writes committed meanwhile, so a write's answer never waits for
  * it; sends are synchronous (workerd buffers them), so a slow watcher never holds up a
- * write; readers with the same identity share one filtering pass and one serialised frame.
+ * write. Readers who read the same rows form a reader class (fanout.ts): each class is
+ * filtered once and each frame serialised once per class, not once per socket.
  *
  * A socket's principal is fixed when it connects, so access withdrawn later reaches it in
  * two ways: a credential that expires (app session, grant link, preview token) is carried
@@ -27,8 +28,9 @@
  */
 import type { CompiledManifest } from "../../src/manifest";
 import { authorize, type Principal } from "../../src/permissions";
-import { attempt, EXPIRED_CLOSE_CODE, type CloseReason, type FeedEntry, type Outcome, type SocketHandoff, type SocketSelector } from "./contract";
+import { attempt, EXPIRED_CLOSE_CODE, type CloseReason, type Outcome, type SocketHandoff, type SocketSelector } from "./contract";
 import { headSeq, readFeed, type HeldEntry } from "./feed";
+import { Fanout, FRAME_BYTES, ReadPlan } from "./fanout";
 import { visibleEntries } from "./visibility";
 import { reaches, type Withdrawals } from "./withdrawals";
 
@@ -65,9 +67,10 @@ export interface WatchHost {
   withdrawals: Withdrawals;
 }
 
-/** Entries per `sub` page, and the most a single frame carries before it is split. */
+/** Entries per `sub` page. */
 const SUB_PAGE_ENTRIES = 500;
-const FRAME_BYTES = 512 * 1024;
+/** Read plans kept for the live manifest version; past this many (readers come and go) they are dropped and rebuilt as needed. */
+const MAX_READ_PLANS = 10_000;
 /** Tags a socket may carry (workerd allows 10): the version tag plus up to this many collections. */
 const COLLECTION_TAGS = 8;
 const ANY_COLLECTION = "c:*";
@@ -102,31 +105,13 @@ function errorFrame(code: string, message: string): string {
   return JSON.stringify({ type: "error", error: { code, message } });
 }
 
-/**
- * Entries as frames of at most FRAME_BYTES each: one entry is an `entry` frame, several a
- * `batch` that is caught up (`truncated: false`, cursor = its last seq).
- */
-function liveFrames(entries: FeedEntry[]): string[] {
-  const frames: string[] = [];
-  let chunk: string[] = [];
-  let seqs: number[] = [];
-  let bytes = 0;
-  const flush = () => {
-    if (chunk.length === 1) frames.push(`{"type":"entry","entry":${chunk[0]}}`);
-    else if (chunk.length > 1) frames.push(`{"type":"batch","entries":[${chunk.join(",")}],"cursor":${seqs[seqs.length - 1]},"truncated":false}`);
-    chunk = [];
-    seqs = [];
-    bytes = 0;
-  };
-  for (const entry of entries) {
-    const text = JSON.stringify(entry);
-    if (chunk.length > 0 && bytes + text.length > FRAME_BYTES) flush();
-    chunk.push(text);
-    seqs.push(entry.seq);
-    bytes += text.length;
-  }
-  flush();
-  return frames;
+/** What the store keeps in memory about a socket (the attachment stays the truth). */
+interface KnownSocket {
+  state: SocketState;
+  /** The reader key (`readerKey`): sockets with the same one share a read plan. */
+  reader: string;
+  tags?: string[];
+  plan?: ReadPlan;
 }
 
 export class Watchers {
@@ -135,22 +120,43 @@ export class Watchers {
    * thousand sockets does not deserialise a thousand attachments. The attachment stays the
    * truth: after hibernation this map starts empty and is refilled from it.
    */
-  private readonly known = new WeakMap<WebSocket, { state: SocketState; reader: string; tags?: string[] }>();
+  private readonly known = new WeakMap<WebSocket, KnownSocket>();
+  /** Read plans by reader key, all of the manifest version `plansVersion`: one per reader, not per socket. */
+  private readonly plans = new Map<string, ReadPlan>();
+  private plansVersion = 0;
   /** Committed entries not yet pushed: fan-out runs once per turn, after the writes' answers are sent. */
   private pending: { entries: HeldEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(private readonly ctx: DurableObjectState, private readonly host: WatchHost) {}
 
-  private state(ws: WebSocket): SocketState | null {
+  private knownOf(ws: WebSocket): KnownSocket | null {
     const hit = this.known.get(ws);
-    if (hit) return hit.state;
+    if (hit) return hit;
     const state = attachedState(ws);
-    if (state) this.known.set(ws, { state, reader: readerKey(state.principal) });
-    return state;
+    if (!state) return null;
+    const known = { state, reader: readerKey(state.principal) };
+    this.known.set(ws, known);
+    return known;
   }
 
-  private readerOf(ws: WebSocket, state: SocketState): string {
-    return this.known.get(ws)?.reader ?? readerKey(state.principal);
+  private state(ws: WebSocket): SocketState | null {
+    return this.knownOf(ws)?.state ?? null;
+  }
+
+  /** The socket's read plan under the live manifest, shared with every socket of the same reader. */
+  private planOf(known: KnownSocket, live: { version: number; manifest: CompiledManifest }): ReadPlan {
+    if (known.plan?.version === live.version) return known.plan;
+    if (this.plansVersion !== live.version || this.plans.size >= MAX_READ_PLANS) {
+      this.plans.clear();
+      this.plansVersion = live.version;
+    }
+    let plan = this.plans.get(known.reader);
+    if (!plan) {
+      plan = new ReadPlan(live.version, live.manifest, known.state.principal);
+      this.plans.set(known.reader, plan);
+    }
+    known.plan = plan;
+    return plan;
   }
 
   private get sql(): SqlStorage {
@@ -263,9 +269,9 @@ export class Watchers {
     this.remember(ws, { ...state, cursor, live: !truncated });
   }
 
-  /** Closes a socket whose credential expired; true when it did. */
-  private expired(ws: WebSocket, state: SocketState): boolean {
-    if (state.expiresAt === undefined || Date.now() < state.expiresAt) return false;
+  /** Closes a socket whose credential expired (by `now`); true when it did. */
+  private expired(ws: WebSocket, state: SocketState, now = Date.now()): boolean {
+    if (state.expiresAt === undefined || now < state.expiresAt) return false;
     send(ws, errorFrame("unauthorized", "The credential this socket was opened with (app session, grant link or preview link) has expired; reconnect with a current one."));
     try {
       ws.close(EXPIRED_CLOSE_CODE, "credential expired");
@@ -293,7 +299,8 @@ export class Watchers {
     try {
       ws.serializeAttachment(state);
       const hit = this.known.get(ws);
-      this.known.set(ws, { state, reader: hit?.reader ?? readerKey(state.principal), tags: hit?.tags });
+      if (hit) hit.state = state;
+      else this.known.set(ws, { state, reader: readerKey(state.principal) });
     } catch {
       ws.close(1011, "socket state too large");
     }
@@ -309,20 +316,13 @@ export class Watchers {
   }
 
   /**
-   * The sockets that may read any of these entries' collections, from one pass over the
-   * app's sockets: those tagged with one of the collections (or any), and those accepted
-   * under another manifest version, whose tags were computed from that version's read lists.
+   * Whether a socket may read any of these collections, by its tags: tagged with one of
+   * them (or any), or accepted under another manifest version, whose tags were computed
+   * from that version's read lists.
    */
-  private candidates(entries: HeldEntry[], version: number): WebSocket[] {
-    const names = new Set(entries.map((held) => collectionTag(held.entry.collection_name)));
-    const current = versionTag(version);
-    const out: WebSocket[] = [];
-    for (const ws of this.ctx.getWebSockets()) {
-      if (!this.state(ws)) continue;
-      const tags = this.tagsOf(ws);
-      if (!tags.includes(current) || tags.some((t) => t === ANY_COLLECTION || names.has(t))) out.push(ws);
-    }
-    return out;
+  private mayCare(ws: WebSocket, names: ReadonlySet<string>, current: string): boolean {
+    const tags = this.tagsOf(ws);
+    return !tags.includes(current) || tags.some((tag) => tag === ANY_COLLECTION || names.has(tag));
   }
 
   /**
@@ -348,37 +348,26 @@ export class Watchers {
     this.pending = { entries: [...entries], timer: setTimeout(() => this.flush(), 0) };
   }
 
-  /** Pushes the pending entries now: each live socket gets those it may read, in as few frames as possible. */
+  /**
+   * Pushes the pending entries now, in one pass over the sockets: each live socket that may
+   * care gets the frames of its reader class (fanout.ts), less what its cursor covers.
+   */
   private flush(): void {
     const pending = this.pending;
     if (!pending) return;
     clearTimeout(pending.timer);
     this.pending = null;
-    const manifest = this.host.current();
-    if (!manifest) return;
+    const live = this.host.current();
+    if (!live) return;
     const { entries } = pending;
-    const sockets = this.candidates(entries, manifest.version);
-    if (sockets.length === 0) return;
-    const groups = new Map<string, { visible: FeedEntry[]; frames: string[] | null }>();
-    for (const ws of sockets) {
-      const state = this.state(ws);
-      if (!state || !state.live || this.expired(ws, state)) continue;
-      const key = this.readerOf(ws, state);
-      let group = groups.get(key);
-      if (!group) {
-        group = { visible: visibleEntries(this.sql, manifest.manifest, state.principal, entries), frames: null };
-        groups.set(key, group);
-      }
-      if (group.visible.length === 0) continue;
-      let frames: string[];
-      if (group.visible[0].seq > state.cursor) {
-        group.frames ??= liveFrames(group.visible);
-        frames = group.frames;
-      } else {
-        // A `sub` already carried some of these to this socket.
-        frames = liveFrames(group.visible.filter((entry) => entry.seq > state.cursor));
-      }
-      for (const frame of frames) send(ws, frame);
+    const names = new Set(entries.map((held) => collectionTag(held.entry.collection_name)));
+    const current = versionTag(live.version);
+    const fanout = new Fanout(this.sql, entries);
+    const now = Date.now();
+    for (const ws of this.ctx.getWebSockets()) {
+      const known = this.knownOf(ws);
+      if (!known || !known.state.live || !this.mayCare(ws, names, current) || this.expired(ws, known.state, now)) continue;
+      for (const frame of fanout.framesFor(this.planOf(known, live), known.state.cursor)) send(ws, frame);
     }
   }
 
