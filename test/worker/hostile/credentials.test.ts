@@ -7,8 +7,8 @@
 // reaches a console line the Worker writes. A last case reads src/ and proves every
 // comparison of a secret goes through the one constant-time helper.
 import { env } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, claimedAgent, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { call, callWith, claimedAgent, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
 import { appCall } from "../serve/helpers";
 import { COLLECTIONS, manifestOf, setup, sibling, type App } from "../access/fixtures";
 import { claim as claimTasks, ack, taskApp, tasksIn, withLease, write } from "../tasks/helpers";
@@ -19,6 +19,8 @@ import { REDIRECT_URI, RESOURCE, authorizePath, decide, openApproval, pkce, redi
 import { signJwt, signingKeys } from "../../../src/auth/signing-keys";
 import { signVisitor } from "../../../src/auth/visitor-token";
 import { sha256Hex } from "../../../src/auth/tokens";
+import { decideDeviceCode } from "../../../src/db/codes";
+import { FAKE_IDP_CLIENT_ID, FAKE_IDP_CLIENT_SECRET } from "../../support/fake-oidc-issuer-types";
 import { jwtClaims, knownSecrets, leakedIn, recordConsole, refused, remember, tamperedJwts, tamperedSecret, type ConsoleLine } from "./credential-probes";
 
 type Obj = Record<string, any>;
@@ -149,9 +151,32 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     await expire("claim_codes", "code_hash", late);
     await refused(await call("/v1/agents/claim", { key: second.api_key, json: { code: late } }), 400, "claim_code_invalid", "expired claim code");
 
-    const device = await json<{ device_code: string }>(await call("/v1/device/code", { method: "POST", json: { name: "hostile probe" } }), 200);
-    remember(device.device_code);
-    await refused(await call("/v1/device/token", { json: { device_code: tamperedSecret(device.device_code) } }), 400, "device_code_invalid", "tampered device code");
+    // Device codes: tampered, collected twice, expired. The poll interval is reset between polls (it is not what is probed).
+    const startDevice = async () => {
+      const started = await json<{ device_code: string; user_code: string }>(await call("/v1/device/code", { method: "POST", json: { name: "hostile probe" } }), 200);
+      remember(started.device_code);
+      return started;
+    };
+    const poll = async (deviceCode: string) => {
+      await env.DB.prepare("UPDATE device_codes SET last_polled_at = NULL WHERE device_code_hash = ?1").bind(await sha256Hex(deviceCode)).run();
+      return call("/v1/device/token", { json: { device_code: deviceCode } });
+    };
+    const device = await startDevice();
+    await refused(await poll(tamperedSecret(device.device_code)), 400, "device_code_invalid", "tampered device code");
+    expect(await decideDeviceCode(env, device.user_code, human.humanId, true)).toBe(true);
+    const collected = await poll(device.device_code);
+    expect(collected.status).toBe(200);
+    remember((await collected.json<{ agent_key: string }>()).agent_key);
+    await refused(await poll(device.device_code), 400, "device_code_invalid", "device code collected twice");
+    const lapsed = await startDevice();
+    await decideDeviceCode(env, lapsed.user_code, human.humanId, true);
+    await env.DB.prepare("UPDATE device_codes SET expires_at = ?1 WHERE user_code = ?2").bind(new Date(Date.now() - 1000).toISOString(), lapsed.user_code).run();
+    const expiredPoll = await poll(lapsed.device_code);
+    // RFC 8628's string form is the documented answer of the token poll (docs/api.md, conventions).
+    expect(expiredPoll.status).toBe(400);
+    const expiredText = await expiredPoll.text();
+    expect(JSON.parse(expiredText)).toMatchObject({ error: "expired_token" });
+    expect(leakedIn(expiredText)).toEqual([]);
   });
 
   it("service credentials: tampered, wrong app, wrong kind, paused, expired, rotated and revoked are refused", async () => {
@@ -438,6 +463,103 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
       const res = await appCall(slug, `/pic.png?svc_pass=${probe}`);
       expect(res.status, label).toBe(401);
       expect(leakedIn(await res.text()), label).toEqual([]);
+    }
+  });
+
+  it("identity-provider attempts: a replayed callback, a changed state, another browser, and spoiled ID tokens sign nobody in", async () => {
+    const { issuer } = inject("oidcIssuer");
+    const idp = { IDP_ISSUER: issuer, IDP_CLIENT_ID: FAKE_IDP_CLIENT_ID, IDP_CLIENT_SECRET: remember(FAKE_IDP_CLIENT_SECRET), IDP_NAME: "Fake IdP" };
+    /** One attempt through the fake provider: the callback it sends the browser to, and the attempt cookie. */
+    const attempt = async (tamper?: "signature" | "audience" | "expired") => {
+      const started = await callWith(idp, "/v1/auth/idp");
+      const cookie = /relay_idp_attempt=[^;]+/.exec(started.headers.get("set-cookie") ?? "")![0];
+      const login = new URL("/login", issuer);
+      new URL(started.headers.get("location")!).searchParams.forEach((value, name) => login.searchParams.set(name, value));
+      login.searchParams.set("email", `idp-${crypto.randomUUID().slice(0, 8)}@example.com`);
+      login.searchParams.set("verified", "true");
+      if (tamper) login.searchParams.set("tamper", tamper);
+      const callback = new URL((await fetch(login, { redirect: "manual" })).headers.get("location")!);
+      remember(callback.searchParams.get("code")!);
+      return { callback, cookie };
+    };
+    const land = (callback: URL, cookie: string | null) => callWith(idp, callback.pathname + callback.search, { headers: cookie ? { cookie } : {} });
+    const signedInNobody = async (res: Response, code: string, label: string) => {
+      expect(res.status, label).toBe(302);
+      expect(new URL(res.headers.get("location")!, "http://x").searchParams.get("error"), label).toBe(code);
+      expect(sessionFrom(res), label).toBeNull();
+      expect(leakedIn(await res.text()), label).toEqual([]);
+    };
+    const good = await attempt();
+    const first = await land(good.callback, good.cookie);
+    expect(first.status).toBe(302);
+    remember(sessionFrom(first)!);
+    await signedInNobody(await land(good.callback, good.cookie), "idp_state_invalid", "replayed callback");
+
+    const changed = await attempt();
+    const wrongState = new URL(changed.callback);
+    wrongState.searchParams.set("state", `${changed.callback.searchParams.get("state")!.slice(0, -2)}xx`);
+    await signedInNobody(await land(wrongState, changed.cookie), "idp_state_invalid", "changed state");
+    const elsewhere = await attempt();
+    await signedInNobody(await land(changed.callback, elsewhere.cookie), "idp_state_invalid", "another browser's attempt cookie");
+    for (const tamper of ["signature", "audience", "expired"] as const) {
+      const spoiled = await attempt(tamper);
+      await signedInNobody(await land(spoiled.callback, spoiled.cookie), "idp_token_invalid", `ID token: ${tamper}`);
+    }
+  });
+
+  it("feed socket credentials (subprotocol tokens): forged sessions, grant holders, agent keys and share passes are refused before the upgrade", async () => {
+    const app = await setup();
+    const token = await appSession(app);
+    const [forgedSession] = Object.values(tamperedJwts(token, {}));
+    const socket = (...protocols: string[]) => appCall(app.slug, "/_svc/ws", { headers: { upgrade: "websocket", "sec-websocket-protocol": ["service.v1", ...protocols].join(", ") } });
+    await refused(await socket(`service.session.${forgedSession}`), 401, "unauthorized", "forged session on the socket");
+    await refused(await socket(`service.grant.${tamperedSecret(`grh_${"0".repeat(32)}`)}`), 401, "grant_invalid", "forged holder on the socket");
+    await refused(await socket(`service.agentkey.${tamperedSecret(app.key)}`), 401, "invalid_api_key", "tampered key on the socket");
+    await refused(await socket(`service.share.prv_${"0".repeat(32)}`), 401, "unauthorized", "forged preview on the socket");
+    await refused(await socket(), 401, "unauthorized", "no credential on a private app's socket");
+  });
+
+  it("member invitations: tampered, spent and someone else's invitations are refused", async () => {
+    const app = await setup();
+    const email = `invitee-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    await json(await app.call(`/v1/apps/${app.appId}/members`, { json: { email } }), 200);
+    const mail = await json<{ messages: Array<{ text: string }> }>(await call(`/__dev/mail?to=${encodeURIComponent(email)}`), 200);
+    const token = remember(/invite\?token=(inv_[0-9a-f]{32})/.exec(mail.messages[0].text)![1]);
+    const invitee = await signIn(email);
+    remember(invitee.session);
+    const accept = (session: string, presented: string) => call("/v1/self/invites/accept", { session, json: { token: presented } });
+    await refused(await accept(invitee.session, tamperedSecret(token)), 410, "gone", "tampered invitation");
+    const intruder = await signIn();
+    remember(intruder.session);
+    await refused(await accept(intruder.session, token), 403, "forbidden", "someone else's invitation");
+    await json(await accept(invitee.session, token), 200);
+    await refused(await accept(invitee.session, token), 410, "gone", "spent invitation");
+  });
+
+  it("secrets sent in failing requests never come back in the refusal", async () => {
+    const headerSecret = remember(`Bearer hostile-header-${crypto.randomUUID()}`);
+    const clientSecret = remember(`hostile-client-${crypto.randomUUID()}`);
+    const app = await setup();
+    const connections = `/v1/apps/${app.appId}/connections`;
+    const failures: Array<[string, Response]> = [
+      ["header value with a newline", await app.call(connections, { json: { name: "crm", allowedHost: "api.example.com", headerName: "Authorization", headerValue: `${headerSecret}\r\nX-Injected: 1` } })],
+      ["bad header name beside a secret", await app.call(connections, { json: { name: "crm", allowedHost: "api.example.com", headerName: "Bad Header", headerValue: headerSecret } })],
+      ["unknown field beside a secret", await app.call(connections, { json: { name: "crm", allowedHost: "api.example.com", headerName: "Authorization", headerValue: headerSecret, extra: headerSecret } })],
+      ["oauth2 with a bad token URL", await app.call(connections, { json: { name: "cal", kind: "oauth2", allowedHost: "*.example.com", authorizeUrl: "https://auth.example.com/authorize", tokenEndpoint: "ftp://auth.example.com/token", clientId: "client-1", clientSecret, scopes: "read" } })],
+      ["secret as a wrong-typed field", await app.call(connections, { json: { name: headerSecret, allowedHost: 7, headerName: "Authorization", headerValue: headerSecret } })],
+      ["another owner's app", await call(connections, { key: (await claimedAgent(await signIn())).api_key, json: { name: "crm", allowedHost: "api.example.com", headerName: "Authorization", headerValue: headerSecret } })],
+      ["an agent key as a claim code", await call("/v1/agents/claim", { key: (await register()).api_key, json: { code: app.key } })],
+      ["a signing secret that breaks the rules", await app.call(`/v1/apps/${app.appId}/ingest-hooks/none/signing-secret`, { method: "PUT", json: { secret: `${headerSecret}\u0000` } })],
+    ];
+    const registrationSecret = remember(`hostile-registration-${crypto.randomUUID()}`);
+    const gated = { REGISTRATION_MODE: "secret", REGISTRATION_SECRET: registrationSecret };
+    failures.push(["a near-miss registration secret", await callWith(gated, "/v1/register", { authorization: `Bearer ${tamperedSecret(registrationSecret)}`, json: {} })]);
+    for (const [label, res] of failures) {
+      const text = await res.text();
+      expect(res.status, `${label}: ${text}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${label}: ${text}`).toBeLessThan(500);
+      expect(Object.keys(JSON.parse(text)), label).toEqual(["error"]);
+      expect(leakedIn(text), label).toEqual([]);
     }
   });
 
