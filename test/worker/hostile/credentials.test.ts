@@ -13,6 +13,8 @@ import { appCall } from "../serve/helpers";
 import { COLLECTIONS, manifestOf, setup, sibling, type App } from "../access/fixtures";
 import { claim as claimTasks, ack, taskApp, tasksIn, withLease, write } from "../tasks/helpers";
 import { deployIngest, githubSignature, post } from "../ingest/fixtures";
+import { accept as acceptTransfer, offer, setup as accountSetup } from "../account/fixtures";
+import { CLIENT_SECRET, oauthBody, setup as connectionSetup, storedRows } from "../connections/fixtures";
 import { uploaded, uploader, PNG, sha256 } from "../attachments/helpers";
 import { mcpPost } from "../mcp/rpc";
 import { REDIRECT_URI, RESOURCE, authorizePath, decide, openApproval, pkce, redirectParams, registerClient, tokenRequest, authorizeAs } from "../mcp/oauth-flow";
@@ -534,6 +536,39 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     await refused(await accept(intruder.session, token), 403, "forbidden", "someone else's invitation");
     await json(await accept(invitee.session, token), 200);
     await refused(await accept(invitee.session, token), 410, "gone", "spent invitation");
+  });
+
+  it("app transfer offers: tampered, someone else's and spent transfer links are refused", async () => {
+    const s = await accountSetup();
+    const recipient = await signIn();
+    const { token } = await offer(s, recipient.email);
+    remember(token);
+    await refused(await acceptTransfer(recipient, tamperedSecret(token)), 410, "gone", "tampered transfer");
+    await refused(await acceptTransfer(await signIn(), token), 403, "forbidden", "someone else's transfer");
+    await json(await acceptTransfer(recipient, token), 200);
+    await refused(await acceptTransfer(recipient, token), 410, "gone", "spent transfer");
+  });
+
+  it("connection consent state (oauth2 as a client): a changed, foreign or spent state connects nothing and shows no secret", async () => {
+    const s = await connectionSetup();
+    remember(CLIENT_SECRET);
+    await s.create(oauthBody());
+    const session = s.who.human.session;
+    const consentState = async () => new URL((await call(`${s.path}/calendar/authorize`, { session })).headers.get("location")!).searchParams.get("state")!;
+    const back = (state: string, as: string | undefined = session) => call(`/oauth/connections/callback?code=abc&state=${state}`, as === undefined ? {} : { session: as });
+    const page = async (res: Response, status: number, label: string) => {
+      const text = await res.text();
+      // The callback is a browser page (docs/api.md: text/html with the status saying why), not the JSON envelope.
+      expect(res.status, label).toBe(status);
+      expect(res.headers.get("content-type"), label).toMatch(/^text\/html/);
+      expect(leakedIn(text), label).toEqual([]);
+    };
+    const state = remember(await consentState());
+    await page(await back(tamperedSecret(state)), 400, "changed state");
+    await page(await back(state, (await signIn()).session), 403, "another account's state");
+    await page(await back(`${state}&error=access_denied`), 400, "declined");
+    await page(await back(state), 400, "spent state");
+    expect((await storedRows(s.app.app_id))[0].status).toBe("pending_auth");
   });
 
   it("secrets sent in failing requests never come back in the refusal", async () => {
