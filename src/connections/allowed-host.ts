@@ -3,9 +3,11 @@
  * (`api.example.com`) or one leftmost wildcard label (`*.example.com`). A wildcard stands
  * for exactly one label, as in TLS certificates: `*.example.com` covers `eu.example.com`
  * but neither `example.com` nor `a.b.example.com`. Production wants a public-looking name
- * (two labels at least, no IP literal); development also takes `localhost` and the
- * loopback literals, where its local receivers listen (CONTRACT §3).
+ * (two labels at least, no IP literal, nothing the outbound guard calls non-routable:
+ * `*.local`, `*.internal`, metadata hosts; src/effects/ssrf.ts); development also takes
+ * `localhost` and the loopback literals, where its local receivers listen (CONTRACT §3).
  */
+import { refusedTarget } from "../effects/ssrf";
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const LOOPBACK_LITERALS = new Set(["127.0.0.1", "[::1]"]);
@@ -16,7 +18,8 @@ function isDnsName(host: string, development: boolean): boolean {
   if (!labels.every((label) => LABEL.test(label))) return false;
   // An all-numeric last label is an IPv4 literal (or a typo of one), never a DNS name.
   if (/^[0-9]+$/.test(labels[labels.length - 1])) return false;
-  return labels.length >= 2 || (development && host === "localhost");
+  if (development && host === "localhost") return true;
+  return labels.length >= 2 && refusedTarget(`https://${host}/`, { development: false }) === null;
 }
 
 /**

@@ -116,7 +116,7 @@ function extraParams(record: Record<string, string> | undefined, field: string, 
 export function connectionSettings(body: ConnectionBody, development: boolean): ConnectionSettings {
   const allowedHost = normalizeAllowedHost(body.allowedHost, development);
   if (allowedHost === null) {
-    throw invalid("allowedHost", "allowedHost must be an exact DNS host (api.example.com) or one leftmost wildcard label (*.example.com), with no scheme, port or path.");
+    throw invalid("allowedHost", "allowedHost must be an exact public DNS host (api.example.com) or one leftmost wildcard label (*.example.com), with no scheme, port or path; local, internal and metadata names are refused.");
   }
   const headerName = body.headerName ?? "Authorization";
   const lowered = headerName.toLowerCase();

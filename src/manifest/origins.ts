@@ -6,6 +6,7 @@
  * on what an origin is and when one list covers another.
  */
 import type { ErrorCode } from "../errors";
+import { isDevelopmentLoopbackHost, refusedTarget } from "../effects/ssrf";
 import { at, expectArray, fail } from "./read";
 import type { CspSources } from "./types";
 
@@ -161,13 +162,14 @@ export function compileCapabilities(value: unknown, path: string): string[] {
   });
 }
 
-const PRIVATE_SUFFIXES = [".localhost", ".local", ".internal"];
-
 /**
  * An outbound target url (webhooks, schedule webhooks): public https, DNS name only, no
  * userinfo; path and query allowed. In development mode loopback http/https on any port
- * (127.0.0.1, localhost, [::1]) is also accepted (CONTRACT §3). The runtime guard still
- * re-checks every hop; this is the deploy-time syntax check.
+ * (127.0.0.1, localhost, [::1], written exactly so, as the guard takes them) is also
+ * accepted (CONTRACT §3). The runtime guard still re-checks every send; this is the
+ * deploy-time check, and it ends with the guard's own judgement (src/effects/ssrf.ts), so
+ * a deploy never accepts a target every send would refuse (metadata hosts by name,
+ * `*.home.arpa`, `*.localdomain`, reverse-DNS names).
  */
 export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, development: boolean): string {
   if (typeof raw !== "string") fail(code, path, "must be an https url");
@@ -178,12 +180,11 @@ export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, deve
     return fail(code, path, "must be an absolute https url");
   }
   if (url.username || url.password) fail(code, path, "must not carry userinfo");
-  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
-  if (development && loopback && (url.protocol === "http:" || url.protocol === "https:")) return raw;
+  const refusal = refusedTarget(raw, { development });
+  if (development && isDevelopmentLoopbackHost(url.hostname) && refusal === null) return raw;
   if (url.protocol !== "https:") fail(code, path, "must use https");
-  const host = url.hostname;
-  if (host === "localhost" || PRIVATE_SUFFIXES.some((s) => host.endsWith(s))) fail(code, path, "must be a public host");
-  checkDnsName(host, path, code);
+  checkDnsName(url.hostname, path, code);
+  if (refusal !== null) fail(code, path, `must be a public host: ${refusal}`);
   return raw;
 }
 
