@@ -16,7 +16,7 @@ import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable
 import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
 import { deliveryInputForChange, firingApp, type FiringApp } from "./webhooks/fire";
-import { attemptClaimed, attemptRun, runDelivery, type AttemptRun, type DeliveryRow } from "./webhooks/deliveries";
+import { attemptClaimed, attemptRun, runDeliveries, runDelivery, type AttemptRun, type DeliveryRow } from "./webhooks/deliveries";
 import { createDeliveries, type NewDelivery } from "./webhooks/record";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
@@ -138,6 +138,29 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   return deliveries;
 }
 
+/** The batch's due retries: read and claimed together, each message acknowledged once its delivery's step is done, retried otherwise. */
+async function runAttemptMessages(env: Env, attempts: Array<{ message: Message<unknown>; deliveryId: string }>, run: AttemptRun): Promise<void> {
+  if (attempts.length === 0) return;
+  let steps: Array<Promise<void>>;
+  try {
+    steps = await runDeliveries(env, attempts.map((attempt) => attempt.deliveryId), Date.now(), run);
+  } catch (err) {
+    console.error("webhooks: the batch's due attempts could not be read or claimed", err);
+    for (const { message } of attempts) retryLater(message);
+    return;
+  }
+  await Promise.all(steps.map(async (step, index) => {
+    const { message, deliveryId } = attempts[index];
+    try {
+      await step;
+      message.ack();
+    } catch (err) {
+      console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);
+      retryLater(message);
+    }
+  }));
+}
+
 export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const byApp = new Map<string, Array<{ message: Message<unknown>; pointer: OutboxPointer }>>();
   const attempts: Array<{ message: Message<unknown>; deliveryId: string }> = [];
@@ -165,15 +188,7 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
     // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue once the claim's lease ends.
     ...recorded.flatMap((app) => app.claimed).map((delivery) => attemptClaimed(env, delivery, run).catch(attemptFailed(delivery))),
     ...recorded.flatMap((app) => app.pending).map((delivery) => runDelivery(env, delivery, Date.now(), run).catch(attemptFailed(delivery))),
-    ...attempts.map(async ({ message, deliveryId }) => {
-      try {
-        await runDelivery(env, deliveryId, Date.now(), run);
-        message.ack();
-      } catch (err) {
-        console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);
-        retryLater(message);
-      }
-    }),
+    runAttemptMessages(env, attempts, run),
     ...digests.map(async ({ message, key }) => {
       try {
         await runDigest(env, key);

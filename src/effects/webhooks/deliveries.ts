@@ -17,7 +17,7 @@
  *   requests in flight, and the writes of their outcomes (each attempt's row and its
  *   delivery's new state in one transaction, many attempts' in one batch).
  */
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { config } from "../../config";
 import { db, type Db } from "../../db/client";
 import { webhookAttempts, webhookDeliveries } from "../../db/effects-schema";
@@ -47,6 +47,8 @@ export const SENDS_IN_FLIGHT = 10;
 const MAX_QUEUE_DELAY_SECONDS = 43_200;
 /** A due time this close counts as now. */
 const DUE_SLACK_MS = 1_000;
+/** Deliveries read per statement (D1 binds at most 100 values to one). */
+const IDS_PER_READ = 90;
 
 /**
  * What the attempts of one run share (one consumer batch, one sweep): each app's signing
@@ -115,15 +117,41 @@ export function retryDelayMs(delays: readonly number[], attempt: number, random 
  * below only succeeds while the row is still as given.
  */
 export async function runDelivery(env: Env, deliveryOrId: string | DeliveryRow, now = Date.now(), run = attemptRun(env)): Promise<void> {
-  const delivery = typeof deliveryOrId === "string" ? await deliveryById(env, deliveryOrId) : deliveryOrId;
-  if (!delivery || delivery.status !== "pending" || delivery.nextAttemptAt === null) return;
-  if (delivery.nextAttemptAt > now + DUE_SLACK_MS) {
-    await scheduleNext(env, delivery, now);
-    return;
+  await Promise.all(await runDeliveries(env, [deliveryOrId], now, run));
+}
+
+/**
+ * Takes many deliveries a step as runDelivery takes one, with one read of those given by
+ * id and one batch of claims for all that are due; answers each one's step (in order),
+ * which settles once its attempt is recorded or its next message sent. Throws, taking
+ * none a step, when the read or the claims fail.
+ */
+export async function runDeliveries(env: Env, deliveriesOrIds: ReadonlyArray<string | DeliveryRow>, now = Date.now(), run = attemptRun(env)): Promise<Array<Promise<void>>> {
+  const ids = deliveriesOrIds.filter((item): item is string => typeof item === "string");
+  const read = ids.length > 0 ? await deliveriesById(env, ids) : new Map<string, DeliveryRow>();
+  const rows = deliveriesOrIds.map((item) => (typeof item === "string" ? read.get(item) : item));
+  const live = rows.filter((row): row is DeliveryRow => row !== undefined && row.status === "pending" && row.nextAttemptAt !== null);
+  const due = [...new Map(live.filter((row) => row.nextAttemptAt! <= now + DUE_SLACK_MS).map((row) => [row.id, row])).values()];
+  const d = db(env);
+  const claims = due.length > 0 ? await d.batch(due.map((row) => claimStatement(d, row, now)) as unknown as [ReturnType<typeof claimStatement>]) : [];
+  const steps = new Map<string, Promise<void>>();
+  for (const [claimed] of claims) if (claimed) steps.set(claimed.id, attemptClaimed(env, claimed, run));
+  return rows.map((row) => {
+    if (!row || !live.includes(row)) return Promise.resolve();
+    if (row.nextAttemptAt! > now + DUE_SLACK_MS) return scheduleNext(env, row, now);
+    // Claimed by someone else (or already moved on): nothing to do here.
+    return steps.get(row.id) ?? Promise.resolve();
+  });
+}
+
+async function deliveriesById(env: Env, ids: readonly string[]): Promise<Map<string, DeliveryRow>> {
+  const unique = [...new Set(ids)];
+  const found = new Map<string, DeliveryRow>();
+  for (let start = 0; start < unique.length; start += IDS_PER_READ) {
+    const rows = await db(env).select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, unique.slice(start, start + IDS_PER_READ)));
+    for (const row of rows) found.set(row.id, row);
   }
-  const [claimed] = await claimStatement(db(env), delivery, now);
-  if (!claimed) return;
-  await attemptClaimed(env, claimed, run);
+  return found;
 }
 
 /** Sends the attempt a claimed delivery holds (waiting for a place among the run's sends), then records its outcome. */
