@@ -571,6 +571,40 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     expect((await storedRows(s.app.app_id))[0].status).toBe("pending_auth");
   });
 
+  it("odd-shaped credentials at every door (oversize, a lone prefix, junk, another scheme, doubled) are 4xx envelopes, never a 500", async () => {
+    const app = await setup();
+    const big = `svc_${"a".repeat(8000)}`;
+    const shapes: Record<string, string> = {
+      oversize: big, "oversize JWT": `${"a".repeat(3000)}.${"b".repeat(3000)}.${"c".repeat(3000)}`, "lone prefix": "svc_", dots: "a..b",
+      "percent junk": "%00%ff", "three parts of junk": "a.b.c", "upper-case hex": `svc_${"A".repeat(32)}`,
+    };
+    const doors: Array<[string, (value: string) => Promise<Response>]> = [
+      ["API bearer", (value) => call(rows(app), { key: value })],
+      ["API other scheme", (value) => call(rows(app), { authorization: `Basic ${value}` })],
+      ["API doubled bearer", (value) => call(rows(app), { authorization: `Bearer ${value} Bearer ${value}` })],
+      ["session cookie", (value) => call("/v1/self/agents", { headers: { cookie: `relay_session=${value}; relay_session=${app.human.session}` } })],
+      ["app-origin bearer", (value) => appCall(app.slug, "/_svc/c/notes", { token: value })],
+      ["share header", (value) => appCall(app.slug, "/_svc/c/notes", { share: value })],
+      ["grant exchange", (value) => appCall(app.slug, "/_svc/grant", { json: { grant: value.slice(0, 200) } })],
+      ["session exchange", (value) => appCall(app.slug, "/_svc/session", { json: { grant: value.slice(0, 200) } })],
+      ["capability path", (value) => call(`/b/${encodeURIComponent(value)}`)],
+      ["ingest secret", (value) => call(`/v1/ingest/ih_nothing/${encodeURIComponent(value)}`, { method: "POST", json: {} })],
+      ["MCP bearer", (value) => mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, { key: value })],
+      ["claim code", (value) => call("/v1/agents/claim", { key: app.key, json: { code: value.slice(0, 200) } })],
+    ];
+    const wrong: string[] = [];
+    for (const [door, send] of doors) {
+      for (const [shape, value] of Object.entries(shapes)) {
+        const res = await send(value);
+        const text = await res.text();
+        let envelope = false;
+        try { envelope = Object.keys(JSON.parse(text)).join() === "error"; } catch { /* not JSON */ }
+        if (res.status < 400 || res.status >= 500 || !envelope) wrong.push(`${door} × ${shape}: ${res.status} ${text.slice(0, 120)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("secrets sent in failing requests never come back in the refusal", async () => {
     const headerSecret = remember(`Bearer hostile-header-${crypto.randomUUID()}`);
     const clientSecret = remember(`hostile-client-${crypto.randomUUID()}`);
