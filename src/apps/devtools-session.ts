@@ -22,6 +22,9 @@
 /** The binding ignores the host; the client library uses this one, and so do we. */
 const BINDING_ORIGIN = "https://fake.host";
 
+/** How long closing waits for the browser to confirm before dropping the socket anyway. */
+const CLOSE_WAIT_MS = 2_000;
+
 /** A page's flat-session id as `Target.attachToTarget` answers it; absent for browser-level commands. */
 type PageSessionId = string | undefined;
 
@@ -84,10 +87,14 @@ export class DevtoolsSession {
     return new Promise((resolve, reject) => this.waiters.push({ method, sessionId, matches, resolve, reject }));
   }
 
-  /** Closes the browser (ending the session) and the socket; never throws. */
+  /** Closes the browser (ending the session) and the socket; never throws, and waits at most CLOSE_WAIT_MS. */
   async close(): Promise<void> {
-    if (this.closedBecause) return;
-    await this.send("Browser.close").catch(() => undefined);
+    if (!this.closedBecause) {
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const waited = new Promise<void>((done) => { timer = setTimeout(done, CLOSE_WAIT_MS); });
+      await Promise.race([this.send("Browser.close").catch(() => undefined), waited]);
+      clearTimeout(timer);
+    }
     this.fail(new Error("the browser session was closed"));
     try {
       this.socket.close();
@@ -97,7 +104,12 @@ export class DevtoolsSession {
   }
 
   private receive(data: string | ArrayBuffer) {
-    const message = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data)) as ProtocolMessage;
+    let message: ProtocolMessage;
+    try {
+      message = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data)) as ProtocolMessage;
+    } catch {
+      return this.fail(new Error("the browser sent a message that is not JSON"));
+    }
     if (message.id !== undefined) {
       const waiting = this.pending.get(message.id);
       if (!waiting) return;

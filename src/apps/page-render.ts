@@ -83,6 +83,7 @@ async function pictureOf(browser: DevtoolsSession, url: string, viewport: { widt
   const { frameTree } = (await browser.send("Page.getFrameTree", {}, tab)) as { frameTree: { frame: { loaderId: string } } };
   const blankLoader = frameTree.frame.loaderId;
   const loaded = browser.nextEvent("Page.lifecycleEvent", tab, (event) => event.name === "load" && event.frameId === targetId && event.loaderId !== blankLoader);
+  loaded.catch(() => undefined); // awaited below; if navigating fails first, its later rejection is not unhandled
   const navigation = await browser.send("Page.navigate", { url }, tab);
   if (typeof navigation.errorText === "string" && navigation.errorText !== "") throw new Error(`the page did not load: ${navigation.errorText}`);
   await loaded;
