@@ -67,6 +67,8 @@ export interface WatchHost {
   withdrawals: Withdrawals;
 }
 
+/** A commit this soon (ms) after the last fan-out is part of a burst: its entries go out with the burst's, on the next turn. */
+const BURST_MS = 5;
 /** Entries per `sub` page. */
 const SUB_PAGE_ENTRIES = 500;
 /** Read plans kept for the live manifest version; past this many (readers come and go) they are dropped and rebuilt as needed. */
@@ -124,8 +126,10 @@ export class Watchers {
   /** Read plans by reader key, all of the manifest version `plansVersion`: one per reader, not per socket. */
   private readonly plans = new Map<string, ReadPlan>();
   private plansVersion = 0;
-  /** Committed entries not yet pushed: fan-out runs once per turn, after the writes' answers are sent. */
-  private pending: { entries: HeldEntry[]; timer: ReturnType<typeof setTimeout> } | null = null;
+  /** Committed entries not yet pushed (see `afterCommit`). */
+  private pending: { entries: HeldEntry[]; timer: ReturnType<typeof setTimeout> | undefined } | null = null;
+  /** When the last fan-out ran (ms since the epoch): a commit soon after it joins the next turn's. */
+  private lastFlushAt = 0;
 
   constructor(private readonly ctx: DurableObjectState, private readonly host: WatchHost) {}
 
@@ -326,9 +330,12 @@ export class Watchers {
   }
 
   /**
-   * After a commit. Entries are pushed on the next turn, together with those of every other
-   * write committed meanwhile, so the writes' answers never wait for the fan-out and a burst
-   * of writes costs one pass over the sockets. No entries means rows changed without feed
+   * After a commit. A write that follows a quiet spell has its entries pushed as soon as the
+   * write's own code is done (before its answer leaves: sends are buffered, so this costs
+   * the answer one pass over the sockets, never a slow watcher's time). Within BURST_MS of
+   * the last fan-out the entries wait for the next turn instead, together with those of
+   * every other write committed meanwhile, so a burst of writes costs one pass and one
+   * frame per socket, not one per write. No entries means rows changed without feed
    * entries (a retention sweep): whatever is pending goes out, then every live socket is
    * told to re-list.
    */
@@ -345,7 +352,9 @@ export class Watchers {
       this.pending.entries.push(...entries);
       return;
     }
-    this.pending = { entries: [...entries], timer: setTimeout(() => this.flush(), 0) };
+    const inBurst = Date.now() - this.lastFlushAt < BURST_MS;
+    this.pending = { entries: [...entries], timer: inBurst ? setTimeout(() => this.flush(), 0) : undefined };
+    if (!inBurst) queueMicrotask(() => this.flush());
   }
 
   /**
@@ -355,8 +364,9 @@ export class Watchers {
   private flush(): void {
     const pending = this.pending;
     if (!pending) return;
-    clearTimeout(pending.timer);
+    if (pending.timer !== undefined) clearTimeout(pending.timer);
     this.pending = null;
+    this.lastFlushAt = Date.now();
     const live = this.host.current();
     if (!live) return;
     const { entries } = pending;
