@@ -5,9 +5,10 @@
 // - at input time, where the spec refuses there: a manifest's webhook url, a connection's
 //   allowedHost, authorizeUrl and tokenEndpoint, a push subscription's endpoint, an
 //   attachment fetch's source_url — each its catalogue error, nothing stored;
-// - at use time: a webhook delivery (the queue consumer, urlFromSetting read at send), a
-//   push send, an oauth2 token request, an attachment fetch — refused, journaled, and the
-//   loopback receiver (which development mode would reach) never hit;
+// - at use time: a webhook delivery (the queue consumer, urlFromSetting read at send, and
+//   a relative url on a connection's captured instance base), a push send, an oauth2
+//   token request, an attachment fetch — refused, journaled, and the loopback receiver
+//   (which development mode would reach) never hit;
 // - redirects: a loopback receiver answering 302 is never followed on any path (in
 //   development mode, the only mode where loopback may be reached at all);
 // - DNS: the guard resolves at every send through its resolver hook, so an answer that
@@ -25,6 +26,8 @@ import type { ReceivedRequest } from "../../support/webhook-receiver-types";
 import { sendPush } from "../../../src/effects/notify/push";
 import { refreshGrant, type OAuthProvider } from "../../../src/connections/oauth";
 import { outboundFetch, type OutboundRequest } from "../../../src/effects/outbound-fetch";
+import { getConnection, storeTokens } from "../../../src/db/connections";
+import { seal, sealedPlace } from "../../../src/connections/sealing";
 
 const receiver = inject("webhookReceiver");
 type Obj = Record<string, unknown>;
@@ -120,6 +123,29 @@ async function deliveries(key: string, appId: string): Promise<Delivery[]> {
   return (await json<{ deliveries: Delivery[] }>(await call(`/v1/apps/${appId}/webhooks/deliveries?limit=100`, { key }), 200)).deliveries;
 }
 
+/**
+ * Hands the app's one outbox entry (its store's own flush held) to the Worker's queue
+ * consumer with a production-mode environment, and answers the newest delivery once its
+ * attempt is journaled (the `count`th delivery of the app).
+ */
+async function deliverInProduction(key: string, appId: string, count: number, label: string): Promise<Delivery> {
+  const stub = env.APP_STORE.get(env.APP_STORE.idFromName(appId));
+  const [entry] = await runInDurableObject(stub, async (_instance, state) => {
+    await state.storage.deleteAlarm();
+    return state.storage.sql.exec<{ id: number; rule_id: string }>("SELECT id, rule_id FROM _svc_outbox ORDER BY id").toArray();
+  });
+  const pointer = { outbox_id: `${appId}:${entry.id}`, app_id: appId, entry_id: Number(entry.id), kind: "webhooks", rule_id: entry.rule_id };
+  const batch = createMessageBatch("relay-effects", [{ id: `m-${count}`, timestamp: new Date(), attempts: 1, body: pointer }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, { ...env, ...PRODUCTION } as Env, ctx);
+  expect((await getQueueResult(batch, ctx)).explicitAcks, label).toEqual([`m-${count}`]);
+  const [latest] = await waitFor(async () => {
+    const list = await deliveries(key, appId);
+    return list.length === count && list[0].attempts > 0 && list[0].error !== null ? list : null;
+  }, { timeout: 15_000, message: `the attempt at ${label} journaled` });
+  return latest;
+}
+
 describe("SSRF at input time, production mode: each path refuses the whole table with its catalogue error", { timeout: 60_000 }, () => {
   it("a manifest's webhook url (and a schedule's): webhook_invalid / schedule_invalid, no app made", async () => {
     const { key } = await owner();
@@ -190,11 +216,9 @@ describe("SSRF at use time, production mode: refused again when the request woul
   it("a webhook delivery whose url comes from a setting: every case journaled as refused by the consumer, the receiver never hit", async () => {
     const { key } = await owner();
     const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: webhookManifest({ urlFromSetting: "hookUrl" }) } }), 201);
-    const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
     await holdEagerFlush(app.app_id);
     const name = inbox("hook");
     const targets = [...HOSTILE, ["the loopback receiver", `${receiver}/hook/${name}`] as const, ["localhost receiver", `${receiver.replace("127.0.0.1", "localhost")}/hook/${name}`] as const];
-    const production = { ...env, ...PRODUCTION } as Env;
     let version = 0;
     for (const [i, [label, url]] of targets.entries()) {
       const settings = `/v1/apps/${app.app_id}/collections/settings`;
@@ -202,22 +226,40 @@ describe("SSRF at use time, production mode: refused again when the request woul
         ? (await json<{ row: { version: number } }>(await call(settings, { key, json: { key: "install-config", data: { hookUrl: url } } }), 201)).row.version
         : (await json<{ version: number }>(await call(`${settings}/install-config`, { key, method: "PATCH", json: { data: { hookUrl: url }, if_match: version } }), 200)).version;
       await json(await call(`/v1/apps/${app.app_id}/collections/notes`, { key, json: { data: { label } } }), 201);
-      const [entry] = await runInDurableObject(stub, async (_instance, state) => {
-        await state.storage.deleteAlarm();
-        return state.storage.sql.exec<{ id: number; rule_id: string }>("SELECT id, rule_id FROM _svc_outbox ORDER BY id").toArray();
-      });
-      const pointer = { outbox_id: `${app.app_id}:${entry.id}`, app_id: app.app_id, entry_id: Number(entry.id), kind: "webhooks", rule_id: entry.rule_id };
-      const batch = createMessageBatch("relay-effects", [{ id: `m-${i}`, timestamp: new Date(), attempts: 1, body: pointer }]);
-      const ctx = createExecutionContext();
-      await worker.queue(batch, production, ctx);
-      expect((await getQueueResult(batch, ctx)).explicitAcks, label).toEqual([`m-${i}`]);
-      const [latest] = await waitFor(async () => {
-        const list = await deliveries(key, app.app_id);
-        return list.length === i + 1 && list[0].attempts > 0 && list[0].error !== null ? list : null;
-      }, { timeout: 15_000, message: `the attempt at ${label} journaled` });
+      const latest = await deliverInProduction(key, app.app_id, i + 1, label);
       expect({ label, responseStatus: latest.responseStatus, error: latest.error }).toEqual({ label, responseStatus: null, error: expect.stringMatching(/^the target /) });
     }
     expect(await receivedAt(name)).toEqual([]);
+  });
+
+  it("a relative webhook url on a connection's captured instance base: refused by the guard or the allowedHost binding", async () => {
+    const { key } = await owner();
+    const rule = { url: "/services/data/v60/sobjects/Case", connection: "crm" };
+    const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: webhookManifest(rule) } }), 201);
+    const connection = {
+      name: "crm", kind: "oauth2", allowedHost: "*.example.com", authorizeUrl: "https://auth.example.com/authorize",
+      tokenEndpoint: "https://auth.example.com/token", clientId: "client", clientSecret: "client-secret-0123456789", instanceField: "instance_url",
+    };
+    await json(await callWith(PRODUCTION, `/v1/apps/${app.app_id}/connections`, { key, json: connection }), 201);
+    await holdEagerFlush(app.app_id);
+    const bases: ReadonlyArray<readonly [string, string, RegExp]> = [
+      ["userinfo on an allowed host", "https://user:pw@eu.example.com", /^the target has user info$/],
+      ["plain http on an allowed host", "http://eu.example.com", /^the target must use https$/],
+      ["the metadata address", "https://169.254.169.254", /is never sent to 169\.254\.169\.254$/],
+      ["a local name", "https://crm.local", /is never sent to crm\.local$/],
+      ["the loopback receiver", receiver, /is never sent to 127\.0\.0\.1$/],
+    ];
+    for (const [i, [label, base, refusal]] of bases.entries()) {
+      const row = (await getConnection(env, app.app_id, "crm"))!;
+      const production = { ...env, ...PRODUCTION } as Env;
+      expect(await storeTokens(env, row.id, row.tokenGeneration, {
+        status: "active", accessTokenSealed: await seal(production, sealedPlace(row.id, "access"), "instance-access-token"),
+        refreshTokenSealed: null, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), instanceBaseUrl: base,
+      })).toBeDefined();
+      await json(await call(`/v1/apps/${app.app_id}/collections/notes`, { key, json: { data: { label } } }), 201);
+      const latest = await deliverInProduction(key, app.app_id, i + 1, label);
+      expect({ label, responseStatus: latest.responseStatus, error: latest.error }).toEqual({ label, responseStatus: null, error: expect.stringMatching(refusal) });
+    }
   });
 
   it("a push send through the default (guarded) sender: failed before anything is sent", async () => {
