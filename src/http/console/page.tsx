@@ -8,6 +8,7 @@
 import type { Handler } from "hono";
 import type { Child } from "hono/jsx";
 import { RelayError, catalogue, type ErrorCode } from "../../errors";
+import { withoutBoundValues } from "../../db/query-errors";
 import { isOperatorEmail } from "../../community/callers";
 import { readBodyText } from "../body";
 import { resolveHuman } from "../middleware/auth";
@@ -28,8 +29,12 @@ export function pageCsp(formTargets: string[] = []): string {
   return `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-/** Pages carry session data and secrets: never cached, never framed, no foreign scripts. */
-const PAGE_HEADERS: Record<string, string> = {
+/**
+ * Pages carry session data and secrets: never cached, never framed, no foreign scripts.
+ * Every HTML page the API origin renders outside the console's layout (the oauth2
+ * connection's consent outcome) carries them too.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "Cache-Control": "no-store",
   "Content-Security-Policy": pageCsp(),
   "X-Frame-Options": "DENY",
@@ -59,7 +64,7 @@ const codeTitles: Partial<Record<ErrorCode, string>> = {
 
 export function errorPage(c: AppContext, err: unknown): Response | Promise<Response> {
   const relayError = err instanceof RelayError ? err : new RelayError("internal_error");
-  if (!(err instanceof RelayError)) console.error("console page failed", err);
+  if (!(err instanceof RelayError)) console.error("console page failed", withoutBoundValues(err));
   const title = codeTitles[relayError.code] ?? errorTitles[relayError.status] ?? "Something went wrong";
   return renderPage(c, relayError.status, title, (
     <div class="error" role="alert" id="error" data-error-code={relayError.code}>

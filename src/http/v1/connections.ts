@@ -15,6 +15,7 @@ import { defineRoute } from "../routes";
 import type { AppContext, AppEnv } from "../types";
 import { resolveHuman } from "../middleware/auth";
 import { escapeHtml } from "../serve/html";
+import { PAGE_HEADERS } from "../console/page";
 import { connectionBody } from "../../connections/connection-body";
 import {
   completeConsent, connectionView, connectionsOf, createConnection, removeConnection, startConsent, type ConsentResult,
@@ -66,7 +67,7 @@ function consentPage(c: AppContext, result: ConsentResult): Response {
   const back = appId ? `<p><a href="/console/apps/${encodeURIComponent(appId)}">Back to the app</a></p>` : `<p><a href="/">Back to the console</a></p>`;
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
     + `<title>${title}</title></head><body><main><h1 id="consent-outcome">${title}</h1><p id="consent-message">${message}</p>${back}</main></body></html>`;
-  return c.html(body, result.ok ? 200 : result.status, { "cache-control": "no-store", "referrer-policy": "no-referrer" });
+  return c.html(body, result.ok ? 200 : result.status, { ...PAGE_HEADERS, "Referrer-Policy": "no-referrer" });
 }
 
 export function connectionRoutes(hono: Hono<AppEnv>): void {
