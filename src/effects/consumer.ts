@@ -17,7 +17,7 @@ import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
 import { deliveryInputForChange, firingApp, type FiringApp } from "./webhooks/fire";
 import { attemptClaimed, attemptRun, runDeliveries, runDelivery, type AttemptRun, type DeliveryRow } from "./webhooks/deliveries";
-import { createDeliveries, type NewDelivery } from "./webhooks/record";
+import { createDeliveries, deliveriesBySource, type NewDelivery } from "./webhooks/record";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
 import { recordTask } from "./tasks/record";
@@ -58,25 +58,37 @@ async function recordEntry(
   }
 }
 
-/** The webhook deliveries an app's pointers recorded: those whose first attempt this consumer claimed, and pending ones made earlier. */
-interface OutboxDeliveries {
-  claimed: DeliveryRow[];
-  pending: DeliveryRow[];
+/** Marks a read started ahead as handled (it is awaited later, or never when the batch gave up first), and answers it. */
+function ahead<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
 
 /**
  * One app's pointers: read their entries in one call, record each (the webhook deliveries
- * all together, their first attempts claimed), settle what was recorded.
+ * all together, their first attempts claimed), settle what was recorded. The reads the
+ * webhook entries need are started beside the outbox read, and their first attempts go
+ * out as soon as they are recorded: answers those attempts, to be awaited by the caller.
  */
-async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>): Promise<OutboxDeliveries> {
-  const deliveries: OutboxDeliveries = { claimed: [], pending: [] };
+async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>, run: AttemptRun): Promise<Array<Promise<void>>> {
+  const attemptsStarted: Array<Promise<void>> = [];
+  // The app and its live manifest (looked up once for the batch's webhook entries, and not at all without any), the deliveries these entries made already, and the app's signing secrets.
+  let firing: Promise<FiringApp> | undefined;
+  let madeAlready: Promise<Map<string, DeliveryRow>> | undefined;
+  const hookSources = items.filter((item) => item.pointer.kind === "webhooks").map((item) => item.pointer.outbox_id);
+  if (hookSources.length > 0) {
+    firing = ahead(firingApp(env, appId));
+    madeAlready = ahead(deliveriesBySource(env, appId, hookSources));
+    void ahead(run.secrets(appId, Date.now()));
+  }
+  const lookupOnce = () => (firing ??= firingApp(env, appId));
   let entries: Map<number, OutboxEntryView>;
   try {
     entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
   } catch (err) {
     console.error(`effects: the outbox of app ${appId} could not be read`, err);
     for (const item of items) retryLater(item.message);
-    return deliveries;
+    return attemptsStarted;
   }
   let silent: (writtenAt: string) => boolean;
   try {
@@ -85,13 +97,10 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   } catch (err) {
     console.error(`effects: the migration mode of app ${appId} could not be read`, err);
     for (const item of items) retryLater(item.message);
-    return deliveries;
+    return attemptsStarted;
   }
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
-  // The app and its live manifest, looked up once for the batch's webhook entries (and not at all without any).
-  let firing: Promise<FiringApp> | undefined;
-  const lookupOnce = () => (firing ??= firingApp(env, appId));
   const hooks: Array<{ message: Message<unknown>; entryId: number; input: NewDelivery }> = [];
   // Each entry's record is its own (unique by the entry), so they are made side by side.
   await Promise.all(items.map(async ({ message, pointer }) => {
@@ -116,10 +125,11 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   // The webhook deliveries in one go (a few round trips, however many): all recorded, or none and all retried.
   if (hooks.length > 0) {
     try {
-      const made = await createDeliveries(env, appId, hooks.map((hook) => hook.input), { claim: true });
+      const made = await createDeliveries(env, appId, hooks.map((hook) => hook.input), { claim: true, madeAlready });
       for (const [index, { delivery, claimed }] of made.entries()) {
-        if (claimed) deliveries.claimed.push(delivery);
-        else if (delivery.status === "pending") deliveries.pending.push(delivery);
+        // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue once the claim's lease ends.
+        if (claimed) attemptsStarted.push(attemptClaimed(env, delivery, run).catch(attemptFailed(delivery)));
+        else if (delivery.status === "pending") attemptsStarted.push(runDelivery(env, delivery, Date.now(), run).catch(attemptFailed(delivery)));
         settled.push(hooks[index].entryId);
         recorded.push(hooks[index].message);
       }
@@ -135,7 +145,11 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
     console.error(`effects: the outbox of app ${appId} could not be settled`, err);
   }
   for (const message of recorded) message.ack();
-  return deliveries;
+  return attemptsStarted;
+}
+
+function attemptFailed(delivery: DeliveryRow): (err: unknown) => void {
+  return (err) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err);
 }
 
 /** The batch's due retries: read and claimed together, each message acknowledged once its delivery's step is done, retried otherwise. */
@@ -180,14 +194,12 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
       byApp.set(read.pointer.app_id, group);
     }
   }
-  const recorded = await Promise.all([...byApp].map(([appId, items]) => consumeOutbox(env, appId, items)));
   // The batch's attempts share their secret reads, their outcome writes and a bound on the requests in flight.
-  const run: AttemptRun = attemptRun(env);
-  const attemptFailed = (delivery: DeliveryRow) => (err: unknown) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err);
+  const run = attemptRun(env);
   await Promise.all([
-    // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue once the claim's lease ends.
-    ...recorded.flatMap((app) => app.claimed).map((delivery) => attemptClaimed(env, delivery, run).catch(attemptFailed(delivery))),
-    ...recorded.flatMap((app) => app.pending).map((delivery) => runDelivery(env, delivery, Date.now(), run).catch(attemptFailed(delivery))),
+    ...[...byApp].map(async ([appId, items]) => {
+      await Promise.all(await consumeOutbox(env, appId, items, run));
+    }),
     runAttemptMessages(env, attempts, run),
     ...digests.map(async ({ message, key }) => {
       try {

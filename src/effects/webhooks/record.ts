@@ -49,12 +49,14 @@ export async function createDelivery(env: Env, input: NewDelivery, now = Date.no
 /**
  * Records the deliveries of one app (each found instead when its source made one already);
  * answers one per input, in order. With `claim`, the new pending ones come back claimed.
+ * `madeAlready`, the app's deliveries by these sources read ahead (deliveriesBySource), saves
+ * reading them here; one made since that read is found by its insert's conflict.
  */
 export async function createDeliveries(
-  env: Env, appId: string, inputs: readonly NewDelivery[], options: { claim: boolean }, now = Date.now(),
+  env: Env, appId: string, inputs: readonly NewDelivery[], options: { claim: boolean; madeAlready?: Promise<Map<string, DeliveryRow>> }, now = Date.now(),
 ): Promise<RecordedDelivery[]> {
   if (inputs.some((input) => input.appId !== appId)) throw new Error("createDeliveries records the deliveries of one app at a time");
-  const found = await deliveriesBySource(env, appId, inputs.map((input) => input.source));
+  const found = new Map(await (options.madeAlready ?? deliveriesBySource(env, appId, inputs.map((input) => input.source))));
   const fresh = [...new Map(inputs.filter((input) => !found.has(input.source)).map((input) => [input.source, input])).values()];
   const rows = freshRows(fresh, await hitsBefore(env, appId, fresh, now), config(env).limits.WEBHOOKS_APP_HOURLY_CAP, now);
   const claimed = new Map<string, DeliveryRow>();
@@ -101,7 +103,7 @@ function freshRows(fresh: readonly NewDelivery[], hitsBeforeThese: number | null
 }
 
 /** The app's deliveries made by `sources`, by source. */
-async function deliveriesBySource(env: Env, appId: string, sources: readonly string[]): Promise<Map<string, DeliveryRow>> {
+export async function deliveriesBySource(env: Env, appId: string, sources: readonly string[]): Promise<Map<string, DeliveryRow>> {
   const unique = [...new Set(sources)];
   const found = new Map<string, DeliveryRow>();
   for (let start = 0; start < unique.length; start += SOURCES_PER_READ) {
