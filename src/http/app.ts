@@ -51,6 +51,7 @@ import { communityUseRoutes } from "./v1/community-use";
 import { consoleRoutes } from "./console/routes";
 import { mcpRoutes } from "../mcp/endpoint";
 import { refuseUnsafeUrlText } from "./middleware/url-text";
+import { withoutBoundValues } from "../db/query-errors";
 
 export function renderError(c: AppContext, err: RelayError): Response {
   const res = c.json(errorBody(err, config(c.env).apiOrigin), err.status as 400);
@@ -125,7 +126,7 @@ export function buildApp(): Hono<AppEnv> {
 
   app.onError((err, c) => {
     const relayError = toRelayError(err);
-    if (relayError.code === "internal_error") console.error("unhandled error", err);
+    if (relayError.code === "internal_error") console.error("unhandled error", withoutBoundValues(err));
     return renderError(c as AppContext, relayError);
   });
   return app;

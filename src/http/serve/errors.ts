@@ -6,6 +6,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { RelayError, catalogue } from "../../errors";
+import { withoutBoundValues } from "../../db/query-errors";
 import { renderError } from "../app";
 import type { AppContext } from "../types";
 import { ServeRefusal, type ServeContext } from "./context";
@@ -38,7 +39,7 @@ function toRelayError(err: unknown): RelayError {
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     return new RelayError(err.status === 413 ? "payload_too_large" : "invalid_request", err.message || undefined);
   }
-  console.error("app origin: unhandled error", err);
+  console.error("app origin: unhandled error", withoutBoundValues(err));
   return new RelayError("internal_error");
 }
 

@@ -8,7 +8,7 @@
 // comparison of a secret goes through the one constant-time helper.
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, callWith, claimedAgent, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
+import { buildRequest, call, callWith, claimedAgent, dispatch, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
 import { appCall } from "../serve/helpers";
 import { COLLECTIONS, manifestOf, setup, sibling, type App } from "../access/fixtures";
 import { claim as claimTasks, ack, taskApp, tasksIn, withLease, write } from "../tasks/helpers";
@@ -22,6 +22,7 @@ import { signJwt, signingKeys } from "../../../src/auth/signing-keys";
 import { signVisitor } from "../../../src/auth/visitor-token";
 import { sha256Hex } from "../../../src/auth/tokens";
 import { decideDeviceCode } from "../../../src/db/codes";
+import { failingDb } from "../faults/failing-db";
 import { FAKE_IDP_CLIENT_ID, FAKE_IDP_CLIENT_SECRET } from "../../support/fake-oidc-issuer-types";
 import { jwtClaims, knownSecrets, leakedIn, recordConsole, refused, remember, tamperedJwts, tamperedSecret, type ConsoleLine } from "./credential-probes";
 
@@ -630,6 +631,34 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
       expect(Object.keys(JSON.parse(text)), label).toEqual(["error"]);
       expect(leakedIn(text), label).toEqual([]);
     }
+  });
+
+  it("a database failing while a secret is written (signing secret, hook URL secret, webhook secret) logs no secret", async () => {
+    const t = await deployIngest([{ name: "gh", collection: "issues", map: { title: "t" }, verify: { scheme: "github" } }], {
+      webhooks: [{ on: "create", collection: "issues", url: "http://127.0.0.1:9/hook" }],
+    });
+    const chosen = remember(`hostile-signing-${crypto.randomUUID()}`);
+    const writes: Array<[string, () => Request]> = [
+      ["signing secret set", () => buildRequest(`/v1/apps/${t.appId}/ingest-hooks/gh/signing-secret`, { key: t.key, method: "PUT", json: { secret: chosen } })],
+      ["signing secret minted", () => buildRequest(`/v1/apps/${t.appId}/ingest-hooks/gh/signing-secret`, { key: t.key, method: "PUT", json: {} })],
+      ["hook URL rotated", () => buildRequest(`/v1/apps/${t.appId}/ingest-hooks/gh/rotate`, { key: t.key, method: "POST", json: {} })],
+      ["webhook secret rotated", () => buildRequest(`/v1/apps/${t.appId}/webhook-secret/rotate`, { key: t.key, method: "POST", json: {} })],
+    ];
+    // Secrets the relay mints here are not known in advance: their shapes are.
+    const minted = /ihk_[0-9a-f]{32}|whsec_[A-Za-z0-9_-]{20,}|\b[0-9a-f]{48}\b/;
+    const failures: string[] = [];
+    for (const [label, request] of writes) {
+      // The database fails from the first statement on, then from the second, and so on, until the write goes through.
+      for (let allowed = 0; allowed < 12; allowed += 1) {
+        const from = consoleLines.length;
+        const res = await dispatch(request(), { DB: failingDb(allowed).binding });
+        const text = await res.text();
+        const lines = consoleLines.slice(from).map((line) => line.text);
+        if (leakedIn(text).length > 0 || lines.some((line) => leakedIn(line).length > 0 || minted.test(line))) failures.push(`${label}, database failing after ${allowed} statements: ${lines.filter((line) => leakedIn(line).length > 0 || minted.test(line)).map((line) => line.split("\n").filter((part) => part.includes("params")).join(" ")).join(" | ").slice(0, 300)}`);
+        if (res.status < 500) break;
+      }
+    }
+    expect(failures).toEqual([]);
   });
 
   it("no refusal above carried a secret, and no console line the relay wrote holds one", () => {
