@@ -387,6 +387,14 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     expect((await put(first.upload_url)).status).toBe(200);
     await json(await call(`/v1/attachments/${first.attachment_id}/confirm`, { key: u.key, method: "POST" }), 200);
     await refused(await put(first.upload_url), 401, "upload_url_invalid", "replayed upload URL after confirm");
+    // A confirm is the agent's own: another owner's agent finds nothing; a second confirm answers the ready attachment as it is.
+    const confirmAs = (key: string, id: string) => call(`/v1/attachments/${id}/confirm`, { key, method: "POST" });
+    await refused(await confirmAs((await uploader()).key, second.attachment_id), 404, "attachment_not_found", "another agent's confirm");
+    const again = await json<{ status: string; attachment_id: string }>(await confirmAs(u.key, first.attachment_id), 200);
+    expect(again).toMatchObject({ status: "ready", attachment_id: first.attachment_id });
+    // An upload URL past its expiry.
+    await env.DB.prepare("UPDATE attachments SET upload_expires_at = ?1 WHERE id = ?2").bind(Date.now() - 1000, second.attachment_id).run();
+    await refused(await put(second.upload_url), 401, "upload_url_invalid", "expired upload URL");
   });
 
   it("inbound hook secrets and signing secrets: tampered, another hook's, rotated and bad signatures are refused", async () => {
