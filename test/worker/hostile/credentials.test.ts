@@ -10,6 +10,7 @@ import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildRequest, call, callWith, claimedAgent, dispatch, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
 import { appCall } from "../serve/helpers";
+import { liveApp, visitor } from "../live/helpers";
 import { COLLECTIONS, manifestOf, setup, sibling, type App } from "../access/fixtures";
 import { claim as claimTasks, ack, taskApp, tasksIn, withLease, write } from "../tasks/helpers";
 import { deployIngest, githubSignature, post } from "../ingest/fixtures";
@@ -474,6 +475,29 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
       const res = await appCall(slug, `/pic.png?svc_pass=${probe}`);
       expect(res.status, label).toBe(401);
       expect(leakedIn(await res.text()), label).toEqual([]);
+    }
+  });
+
+  it("visitor tokens: a forged, re-signed or another app's token never becomes another visitor (it is ignored, as WIRE §5.2 says)", async () => {
+    const { app } = await liveApp();
+    const alice = await visitor(app.slug);
+    const bob = await visitor(app.slug);
+    remember(alice.visitor_token);
+    remember(bob.visitor_token);
+    const as = (token: string) => ({ headers: { "x-service-visitor": token } });
+    await json(await appCall(app.slug, "/_svc/c/mine", { ...as(alice.visitor_token), json: { data: { who: "alice" } } }), 201);
+    const keys = await signingKeys(env)!;
+    const now = Math.floor(Date.now() / 1000);
+    const forgeries: Record<string, string> = {
+      ...tamperedJwts(bob.visitor_token, { sub: alice.visitor_id }),
+      "signed with the app-session key": await signJwt(keys.session, { app: app.app_id }, alice.visitor_id, "service-visitor", now, now + 3600),
+      "expired": await signJwt(keys.visitor, { app: app.app_id }, alice.visitor_id, "service-visitor", now - 7200, now - 60),
+      "another app": await signJwt(keys.visitor, { app: `${app.app_id}x` }, alice.visitor_id, "service-visitor", now, now + 3600),
+    };
+    for (const [label, forged] of Object.entries(forgeries)) {
+      remember(forged);
+      expect(await json(await appCall(app.slug, "/_svc/session", as(forged)), 200), label).toMatchObject({ kind: "anonymous", visitorId: null });
+      await refused(await appCall(app.slug, "/_svc/c/mine", as(forged)), 403, "collection_read_forbidden", `${label}: reading alice's rows`);
     }
   });
 
