@@ -68,14 +68,15 @@ export function appendFeed(
   },
 ): HeldEntry {
   const prev = e.prev ? `{"data":${e.prev.data},"editor":${JSON.stringify({ kind: e.prev.editor.kind, id: e.prev.editor.id })}}` : null;
+  const data = e.purged ? null : e.data;
   // A purge's previous state is scrubbed like the rest of the row: it is never stored, and
   // lives only on the entry object this call returns, for the fan-out of this commit.
-  const row = sql.exec<StoredEntry>(
-    `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    e.op, e.collection, e.key, e.version, e.purged ? null : e.data, e.author.kind, e.author.id, e.ts, e.purged ? null : prev,
+  const { seq } = sql.exec<{ seq: number }>(
+    `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    e.op, e.collection, e.key, e.version, data, e.author.kind, e.author.id, e.ts, e.purged ? null : prev,
   ).one();
-  const appended = held(row);
-  return e.purged && prev !== null ? { ...appended, prior: JSON.parse(prev) as PriorRow } : appended;
+  // The entry is built from what was just written (only `seq` is the table's): no read back.
+  return held({ seq, op: e.op, collection: e.collection, key: e.key, version: e.version, data, author_kind: e.author.kind, author_id: e.author.id, ts: e.ts, prev });
 }
 
 /** The highest seq written so far (0 for an empty feed). */

@@ -166,9 +166,12 @@ export class Rows {
     if (hiddenHolder) fail(refusals.rowNotFound());
     // keyClaim caller fills the key in when it is omitted: the same rules as a given key apply.
     const key = decision.key ?? mintKey();
+    // A minted key is new; a given one may be held by a purged row, whose slot the insert takes.
+    let purged: StoredRow | null = null;
     if (decision.key !== null) {
       const existing = this.find(collection, key);
-      if (existing && !existing.purged) {
+      if (existing?.purged) purged = existing;
+      else if (existing) {
         // The collision answers as a get of the row would (row_not_found when it is hidden), deleted or not.
         const seen = authorize(this.manifest, ctx.principal, "get", { collection, row: rowContext(existing) });
         if (!seen.ok) fail(seen);
@@ -176,29 +179,34 @@ export class Rows {
         throw new RelayError("conflict", `A deleted row holds the key "${key}"; restore or purge it first.`, { key });
       }
     }
-    const row = this.insert(col, key, input.data, authorOf(ctx.principal), ctx.now, feed, () => this.spendBudget(collection, decision.checks.anonBudget, ctx.now));
+    const row = this.insert(col, key, purged, input.data, authorOf(ctx.principal), ctx.now, feed, () => this.spendBudget(collection, decision.checks.anonBudget, ctx.now));
     return { row, created: true };
   }
 
   /**
-   * A new row at `key` (a purged one's slot is reused): serverSet, schema, size, quota and
-   * unique checked, `beforeWrite` run last (the anonymous budget), then the row, its feed
-   * entry and its effects.
+   * A new row at `key`, where no row is or only the `purged` one (whose slot is reused):
+   * serverSet, schema, size, quota and unique checked, `beforeWrite` run last (the
+   * anonymous budget), then the row, its feed entry and its effects.
    */
-  private insert(col: CompiledCollection, key: string, input: unknown, stamp: Author, now: string, feed: HeldEntry[], beforeWrite: () => void = () => {}): RowView {
+  private insert(col: CompiledCollection, key: string, purged: StoredRow | null, input: unknown, stamp: Author, now: string, feed: HeldEntry[], beforeWrite: () => void = () => {}): RowView {
     const collection = col.name;
     const data = this.applyServerSet(col, input, null);
     const text = this.checkData(col, data);
-    this.checkQuota(byteLength(text), 1);
+    const bytes = byteLength(text);
+    this.checkQuota(bytes, 1);
     this.claimUnique(col, key, data);
     beforeWrite();
-    this.sql.exec("DELETE FROM _svc_rows WHERE collection = ? AND key = ? AND purged = 1", collection, key);
-    this.sql.exec(
+    if (purged) this.sql.exec("DELETE FROM _svc_rows WHERE rid = ?", purged.rid);
+    const { rid } = this.sql.exec<{ rid: number }>(
       `INSERT INTO _svc_rows (collection, key, data, version, bytes, creator_kind, creator_id, editor_kind, editor_id, created_at, updated_at)
-       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
-      collection, key, text, byteLength(text), stamp.kind, stamp.id, stamp.kind, stamp.id, now, now,
-    );
-    const row = this.live(collection, key)!;
+       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING rid`,
+      collection, key, text, bytes, stamp.kind, stamp.id, stamp.kind, stamp.id, now, now,
+    ).one();
+    // The row as just written (only `rid` is the table's): no read back.
+    const row: StoredRow = {
+      rid, collection, key, data: text, version: 1, bytes, creator_kind: stamp.kind, creator_id: stamp.id, editor_kind: stamp.kind, editor_id: stamp.id,
+      created_at: now, updated_at: now, deleted_at: null, deleter_kind: null, deleter_id: null, purged: 0,
+    };
     const created = appendFeed(this.sql, { op: "create", collection, key, version: 1, data: text, author: stamp, ts: now });
     feed.push(created);
     this.effects({ op: "create", collection, before: null, after: data, authorKind: stamp.kind }, created, row);
@@ -276,7 +284,7 @@ export class Rows {
     }
     const written = this.find(collection, input.key);
     if (written && !written.purged) return { row: viewRow(written), created: false };
-    return { row: this.insert(col, input.key, input.data, stamp, now, feed), created: true };
+    return { row: this.insert(col, input.key, written, input.data, stamp, now, feed), created: true };
   }
 
   /** DELETE: soft delete (restorable for 30 days); frees the row's unique values. */
@@ -459,6 +467,8 @@ export class Rows {
 
   /** Takes the row's unique slots (releasing its old ones); a slot held by another live row is a conflict. */
   private claimUnique(col: CompiledCollection, key: string, data: unknown): void {
+    // No unique field, no slot to release: the manifest's load dropped any an older version kept (unique.ts).
+    if (col.unique.length === 0) return;
     this.sql.exec("DELETE FROM _svc_unique WHERE collection = ? AND key = ?", col.name, key);
     for (const field of col.unique) {
       const slot = uniqueSlot((data as Record<string, unknown> | null)?.[field]);

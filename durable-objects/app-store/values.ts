@@ -58,11 +58,13 @@ export function checkKey(key: string): void {
   }
 }
 
+const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
+
 /** A fresh server-minted key: time-ordered, then random. */
 export function mintKey(): string {
-  const time = Date.now().toString(36).padStart(9, "0");
-  const random = [...crypto.getRandomValues(new Uint8Array(10))].map((byte) => (byte % 36).toString(36)).join("");
-  return `r${time}${random}`;
+  let key = `r${Date.now().toString(36).padStart(9, "0")}`;
+  for (const byte of crypto.getRandomValues(new Uint8Array(10))) key += BASE36[byte % 36];
+  return key;
 }
 
 /**
@@ -98,8 +100,10 @@ export function uniqueSlot(value: unknown): string | null {
   return null;
 }
 
+const UTF8 = new TextEncoder();
+
 export function byteLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
+  return UTF8.encode(text).byteLength;
 }
 
 export const authorFrom = (kind: string, id: string) => ({ kind, id }) as Author;

@@ -8,20 +8,29 @@
 import { config } from "../../config";
 import { slugFromHost } from "../../apps/urls";
 
+/** The API origin's host (lower case; null when it is no URL), parsed once per origin, not once per request. */
+const apiHosts = new Map<string, string | null>();
+function apiHostOf(apiOrigin: string): string | null {
+  let host = apiHosts.get(apiOrigin);
+  if (host === undefined) {
+    try {
+      host = new URL(apiOrigin).host.toLowerCase();
+    } catch {
+      host = null;
+    }
+    apiHosts.set(apiOrigin, host);
+  }
+  return host;
+}
+
 export function servedSlug(requestUrl: string, env: object): string | null {
   const cfg = config(env);
   let host: string;
-  let apiHost: string | null;
   try {
     host = new URL(requestUrl).host.toLowerCase();
   } catch {
     return null;
   }
-  try {
-    apiHost = new URL(cfg.apiOrigin).host.toLowerCase();
-  } catch {
-    apiHost = null;
-  }
-  if (host === apiHost) return null;
+  if (host === apiHostOf(cfg.apiOrigin)) return null;
   return slugFromHost(host, cfg.appsDomain);
 }
