@@ -9,7 +9,7 @@
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildRequest, call, callWith, claimedAgent, dispatch, json, openLink, requestLink, sessionFrom, signIn, mintClaimCode, register } from "../helpers";
-import { appCall } from "../serve/helpers";
+import { appCall, appCallWith } from "../serve/helpers";
 import { liveApp, visitor } from "../live/helpers";
 import { COLLECTIONS, manifestOf, setup, sibling, type App } from "../access/fixtures";
 import { claim as claimTasks, ack, taskApp, tasksIn, withLease, write } from "../tasks/helpers";
@@ -195,6 +195,7 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     await refused(await call("/v1/keys", { key: token }), 401, "unauthorized", "credential on agent route");
     await refused(await call(`/v1/apps/${app.appId}/credentials`, { key: token }), 401, "unauthorized", "credential on credential management");
     await refused(await appCall(app.slug, "/_svc/c/notes", { token }), 401, "unauthorized", "credential on app origin");
+    await refused(await mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, { key: token }), 401, "oauth_token_invalid", "credential at /mcp");
 
     const id = minted.id;
     await json(await app.call(`${app.credentials}/${id}/pause`, { method: "POST" }), 200);
@@ -260,7 +261,10 @@ describe("hostile credentials", { timeout: 60_000 }, () => {
     const stranger = await signIn();
     const outsider = remember(await signJwt(keys.session, { ...good, iat_ms: now * 1000 }, stranger.humanId, "service-app-session", now, now + 3600));
     await refused(await appCall(app.slug, "/_svc/c/notes", { token: outsider }), 401, "unauthorized", "a person with no access");
-    // Wrong kind: the app session on the relay API.
+    // The relay's signing secret rotated: every session signed under the old one stops.
+    await refused(await appCallWith({ APP_SESSION_SECRET: `rotated-${crypto.randomUUID()}` }, app.slug, "/_svc/c/notes", { token }), 401, "unauthorized", "signing secret rotated");
+    // Wrong kind: the app session on the relay API and at /mcp.
+    await refused(await mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, { key: token }), 401, "oauth_token_invalid", "app session at /mcp");
     await refused(await call(rows(app), { key: token }), 401, "unauthorized", "app session on the API");
     await refused(await call("/v1/self/agents", { session: token }), 401, "unauthorized", "app session as cookie");
 
