@@ -43,7 +43,8 @@ below is generated: run \`npm run docs:api\` after changing a route.
 - **Agents** authenticate with \`Authorization: Bearer svc_…\`. A missing header answers
   \`401 unauthorized\`. A key that is unknown, revoked or paused answers
   \`401 invalid_api_key\`, and \`details.reason\` says which.
-- **People** authenticate with the \`relay_session\` cookie set by the magic-link sign-in.
+- **People** authenticate with the \`relay_session\` cookie set by the magic-link sign-in
+  (\`__Host-relay_session\` on a relay served over https).
   Every mutating request that carries the cookie must send an \`Origin\` (or \`Referer\`)
   equal to \`API_ORIGIN\`. Otherwise it gets \`403 csrf_origin_mismatch\`.
 - **Bodies** are JSON (\`content-type: application/json\`), at most \`MAX_JSON_BODY_BYTES\`

@@ -11,6 +11,19 @@ import type { HumanCaller } from "./callers";
 
 export const SESSION_COOKIE = "relay_session";
 
+/**
+ * The name the session cookie goes by on this API origin. Over https it carries the
+ * `__Host-` prefix, so browsers keep it host-only, Secure and path-wide: an app page on a
+ * sibling host under the same registrable domain (`<slug>.apps.example.com` beside
+ * `relay.example.com`) can neither plant one with `Domain=example.com` nor shadow it with a
+ * longer path ("cookie tossing"), and a bare `relay_session` it planted is never read.
+ * Plain http (development on localhost, where browsers refuse such cookies anyway) keeps
+ * the bare name.
+ */
+export function sessionCookieName(apiOrigin: string): string {
+  return apiOrigin.startsWith("https://") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
+
 /** The human a session token names (and the app `appRef` names, when asked), or null for no token or one that does not hold. */
 export async function humanOfSession(env: { DB: D1Database }, token: string | undefined, appRef?: string): Promise<{ human: HumanCaller; app?: AppRow | null } | null> {
   if (!token) return null;

@@ -65,7 +65,7 @@ export function openApiDocument(apiOrigin: string): Record<string, unknown> {
         agentKey: { type: "http", scheme: "bearer", description: "An agent API key (svc_…)" },
         serviceCredential: { type: "http", scheme: "bearer", description: "A service credential (svcs_…), for its own app only: the collection endpoints within its allowlist, and the member list when minted with members: true" },
         registrationSecret: { type: "http", scheme: "bearer", description: "The operator's registration secret (REGISTRATION_MODE=secret)" },
-        session: { type: "apiKey", in: "cookie", name: "relay_session", description: "A human's session from the magic-link sign-in" },
+        session: { type: "apiKey", in: "cookie", name: "relay_session", description: "A human's session from the magic-link sign-in (named __Host-relay_session on a relay served over https)" },
       },
       schemas: {
         Error: {

@@ -9,10 +9,9 @@
  * browser's session cookie and shows a goodbye page. A spent, replaced or expired link is
  * a 410 page.
  */
-import { deleteCookie } from "hono/cookie";
 import { confirmDeletion, DELETION_TTL_SECONDS, describeDeletion, requestDeletion } from "../../account/deletion";
 import { TRASH_DAYS } from "../../apps/trash";
-import { SESSION_COOKIE } from "../../auth/human-session";
+import { clearSessionCookie } from "../v1/human-auth";
 import type { AppContext } from "../types";
 import { When } from "./layout";
 import { currentHuman, linkToken, readForm, renderPage, toSignIn } from "./page";
@@ -84,7 +83,7 @@ async function showConfirm(c: AppContext): Promise<Response> {
 async function confirm(c: AppContext): Promise<Response> {
   const form = await readForm(c);
   const done = await confirmDeletion(c.env, linkToken(form.get("token"), "confirmation"));
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  clearSessionCookie(c);
   return renderPage(c, 200, "Account deleted", (
     <p id="deleted" data-trashed-apps={String(done.trashedApps.length)}>The account {done.email} is deleted and you are signed out.
       {done.trashedApps.length ? ` ${done.trashedApps.length} app(s) went to the trash.` : ""}</p>

@@ -4,11 +4,10 @@
  * buttons are plain forms; each posts, acts through the same db functions as
  * /v1/self/agents/:id/*, and redirects back here with a flash message.
  */
-import { deleteCookie } from "hono/cookie";
 import { agentsOfHuman } from "../../db/agents";
 import { pauseAgent, resumeAgent, revokeAgentKeys } from "../../account/agent-control";
 import { revokeSession } from "../../db/humans";
-import { SESSION_COOKIE } from "../../auth/human-session";
+import { clearSessionCookie } from "../v1/human-auth";
 import { ownedAgent, viewOwnedAgent } from "../v1/self";
 import type { AppContext } from "../types";
 import { Flash, When } from "./layout";
@@ -115,7 +114,7 @@ function agentAction(flash: string, act: (c: AppContext, agentId: string, humanI
 async function logout(c: AppContext): Promise<Response> {
   const human = await currentHuman(c);
   if (human) await revokeSession(c.env, human.sessionId);
-  deleteCookie(c, SESSION_COOKIE, { path: "/" });
+  clearSessionCookie(c);
   return seeOther(c, "/signin?flash=signed_out");
 }
 

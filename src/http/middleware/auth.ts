@@ -15,9 +15,10 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { RelayError } from "../../errors";
+import { config } from "../../config";
 import { forgetAgentLookup } from "../../auth/agent-key-cache";
 import { agentKeyOf, agentPrincipal, heldAgentKey, lookupAgentKey, touchAgentKey } from "../../auth/agent-key";
-import { SESSION_COOKIE, humanOfSession } from "../../auth/human-session";
+import { humanOfSession, sessionCookieName } from "../../auth/human-session";
 import { isServiceCredential, resolveServiceCredential } from "../../auth/service-credential";
 import { isLeaseCredential, resolveLeaseCredential } from "../../auth/lease-credential";
 import { bearerOf } from "../../auth/bearer";
@@ -92,7 +93,7 @@ export async function recheckRowActor(c: AppContext): Promise<void> {
 
 export async function resolveHuman(c: AppContext): Promise<HumanCaller | null> {
   const ref = appRefOf(c);
-  const found = await humanOfSession(c.env, getCookie(c, SESSION_COOKIE), ref);
+  const found = await humanOfSession(c.env, getCookie(c, sessionCookieName(config(c.env).apiOrigin)), ref);
   if (!found) return null;
   rememberApp(c, ref, found.app);
   return found.human;

@@ -1,7 +1,7 @@
 /**
  * Human sign-in by magic link (CONTRACT §4). request-link mails a single-use link that
- * lives 15 minutes; opening it sets an HttpOnly SameSite=Lax session cookie (Secure on
- * https) and redirects back into the console. Logout revokes the session server-side.
+ * lives 15 minutes; opening it sets an HttpOnly SameSite=Lax session cookie (Secure and
+ * `__Host-` prefixed on https) and redirects back into the console. Logout revokes the session server-side.
  */
 import type { Hono } from "hono";
 import * as z from "zod";
@@ -14,7 +14,7 @@ import { consumeMagicLink, createMagicLink, createSession, normaliseEmail, revok
 import { mailer } from "../../mail/mailer";
 import { magicLinkMail } from "../../mail/templates";
 import { resolveHuman } from "../middleware/auth";
-import { SESSION_COOKIE } from "../../auth/human-session";
+import { sessionCookieName } from "../../auth/human-session";
 import { assertSameOrigin } from "../middleware/csrf";
 import { errors } from "./schemas";
 
@@ -37,11 +37,21 @@ export function safeReturnTo(value: string | undefined | null, apiOrigin: string
   }
 }
 
+/** The session cookie's name and whether it is Secure, from the API origin's scheme. */
+function sessionCookieOf(c: AppContext): { name: string; secure: boolean } {
+  const { apiOrigin } = config(c.env);
+  return { name: sessionCookieName(apiOrigin), secure: apiOrigin.startsWith("https://") };
+}
+
 export function setSessionCookie(c: AppContext, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, {
-    httpOnly: true, sameSite: "Lax", path: "/", maxAge: SESSION_TTL_SECONDS,
-    secure: config(c.env).apiOrigin.startsWith("https://"),
-  });
+  const { name, secure } = sessionCookieOf(c);
+  setCookie(c, name, token, { httpOnly: true, sameSite: "Lax", path: "/", maxAge: SESSION_TTL_SECONDS, secure });
+}
+
+/** Clears the session cookie (sign-out, account deletion). */
+export function clearSessionCookie(c: AppContext): void {
+  const { name, secure } = sessionCookieOf(c);
+  deleteCookie(c, name, { path: "/", secure });
 }
 
 /** Starts a login session for the human and sets its cookie: the last step of every way of signing in. */
@@ -100,7 +110,7 @@ export function humanAuthRoutes(app: Hono<AppEnv>): void {
       assertSameOrigin(c);
       await revokeSession(c.env, human.sessionId);
     }
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    clearSessionCookie(c);
     return c.body(null, 204);
   });
 }
