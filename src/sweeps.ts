@@ -6,8 +6,8 @@
  * step and prunes the delivery journal; `ingest` prunes the inbound delivery journal; `digests` sends notification digests whose
  * message never came and prunes old notifications; `schedules` fires the manifests'
  * schedule rules for each app's local day; `tasks` returns lapsed agent task leases to the
- * queue, expires and prunes tasks; `attachments` removes presigned uploads never confirmed; `imports` removes
- * archive entries staged by imports that died midway. The cron trigger runs them all, and
+ * queue, expires and prunes tasks; `attachments` removes presigned uploads never confirmed; `imports` purges
+ * the half-made app of an import that died midway and removes the archive entries it staged. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
@@ -21,6 +21,7 @@ import { runSchedules } from "./effects/schedules/scan";
 import { sweepTasks } from "./effects/tasks/sweep";
 import { sweepPendingUploads } from "./blobs/presign";
 import { sweepImportStaging } from "./apps/archive/staging";
+import { undoAbandonedImports } from "./apps/archive/lease";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -59,7 +60,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   // Presigned uploads nobody confirmed within an hour of their URL lapsing: bytes and rows.
   { name: "attachments", run: (env, now) => sweepPendingUploads(env, now) },
   // Archive entries staged by imports that never finished (the Worker ended mid-request), after a day.
-  { name: "imports", run: (env, now) => sweepImportStaging(env.BLOBS, now) },
+  // Imports the relay died in the middle of: their half-made apps and staging (lease.ts).
+  { name: "imports", run: async (env, now) => { await undoAbandonedImports(env, now); await sweepImportStaging(env.BLOBS, now); } },
 ];
 
 /** The names of the sweeps, in the order they run. */

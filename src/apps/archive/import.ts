@@ -7,7 +7,8 @@
  * assets and visibility), its timezone set, the referenced attachments stored anew through
  * the upload pipeline, the rows written with their keys, versions and stamps (attachment
  * references rewritten to the new copies' ids) and the retention overrides applied. If any
- * of that fails, the half-made app is purged: an import leaves a whole app or none.
+ * of that fails, the half-made app is purged: an import leaves a whole app or none. If the
+ * relay dies midway, the import's lease (lease.ts) lapses and the cron purges the app.
  */
 import { config } from "../../config";
 import { RelayError } from "../../errors";
@@ -22,7 +23,8 @@ import { changeAppSettings } from "../settings";
 import { appStore } from "../store";
 import { purgeApp } from "../trash";
 import { invalidArchive } from "./tar";
-import { discardStaged, readStaged, stageArchive, utf8, type StagedArchive } from "./staging";
+import { discardStaged, newStagingPrefix, readStaged, stageArchive, utf8, type StagedArchive } from "./staging";
+import { takeImportLease, type ImportLease } from "./lease";
 import {
   assetEntryName, attachmentEntryName, attachmentFacts, exportDescription, isRowsEntry, parseSums,
   ATTACHMENTS_JSON, DOCUMENT_HTML, EXPORT_JSON, MANIFEST_JSON, SUMS, type AttachmentFacts, type ExportDescription,
@@ -92,12 +94,13 @@ function rowsOf(bytes: Uint8Array, name: string): PortableRow[] {
 }
 
 /** Fills the new app: timezone, attachments (new ids), rows (references rewritten), retention overrides. */
-async function fill(env: Env, actor: DeployActor, app: AppRow, staged: StagedArchive, archive: CheckedArchive): Promise<{ rows: number; attachments: number }> {
+async function fill(env: Env, actor: DeployActor, app: AppRow, staged: StagedArchive, archive: CheckedArchive, lease: ImportLease): Promise<{ rows: number; attachments: number }> {
   if (archive.description.app.timezone !== null) await changeAppSettings(env, app, { timezone: archive.description.app.timezone });
   const uploader = { accountId: actor.ownerHumanId!, ownerAgentId: actor.agentId, kind: "agent" as const, id: actor.agentId };
   const newIds = new Map<string, string>();
   for (const file of archive.attachments) {
     const bytes = await readStaged(env.BLOBS, staged, attachmentEntryName(file.id));
+    await lease.renew();
     const stored = await storeAttachment(env, uploader, { scope: "app", appId: app.id }, bytes, { declaredMime: file.mime, filename: file.filename });
     newIds.set(file.id, stored.id);
   }
@@ -107,6 +110,7 @@ async function fill(env: Env, actor: DeployActor, app: AppRow, staged: StagedArc
   const writer = { agentId: actor.agentId, accountId: actor.ownerHumanId };
   let rows = 0;
   for (const name of archive.rowsEntries) {
+    await lease.renew();
     const page = rowsOf(await readStaged(env.BLOBS, staged, name), name).map((row) => ({
       ...row, data: mapReferences(manifest.collections[row.collection]?.schema?.schema, row.data, (id) => newIds.get(id) ?? id) as PortableRow["data"],
     }));
@@ -134,24 +138,33 @@ export async function importApp(env: Env, actor: DeployActor, body: ReadableStre
   if (!actor.ownerHumanId) {
     throw new RelayError("agent_not_claimed", "This agent has no human yet; ask for a claim code and run `service agent claim <code>`.");
   }
-  const staged = await stageArchive(env.BLOBS, body, cfg);
+  const stagingPrefix = newStagingPrefix();
+  const lease = await takeImportLease(env.BLOBS, stagingPrefix);
   try {
-    const archive = checkContents(staged);
-    const assets = await Promise.all(archive.description.assets.map(async (asset) => ({
-      path: asset.path, mime: asset.mime, bytes: await readStaged(env.BLOBS, staged, assetEntryName(asset.sha256)),
-    })));
-    const created = await createApp(env, actor, { html: archive.html, manifest: archive.manifest, visibility: archive.description.app.visibility, assets });
-    const answer = created.body as Record<string, unknown>;
-    const appId = String(answer.app_id);
-    try {
-      const app = (await findAppForOwner(env, actor.ownerHumanId, appId))!;
-      const counts = await fill(env, actor, app, staged, archive);
-      return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
-    } catch (err) {
-      await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, cleanup));
-      throw err;
-    }
+    const staged = await stageArchive(env.BLOBS, body, cfg, stagingPrefix, () => lease.renew());
+    return await checkAndCreate(env, actor, staged, lease);
   } finally {
-    await discardStaged(env.BLOBS, staged.prefix);
+    await discardStaged(env.BLOBS, stagingPrefix);
+    await lease.release();
+  }
+}
+
+/** From a staged archive to a whole new app, or none: a failure midway purges the half-made app. */
+async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchive, lease: ImportLease): Promise<ImportResult> {
+  const archive = checkContents(staged);
+  const assets = await Promise.all(archive.description.assets.map(async (asset) => ({
+    path: asset.path, mime: asset.mime, bytes: await readStaged(env.BLOBS, staged, assetEntryName(asset.sha256)),
+  })));
+  const created = await createApp(env, actor, { html: archive.html, manifest: archive.manifest, visibility: archive.description.app.visibility, assets });
+  const answer = created.body as Record<string, unknown>;
+  const appId = String(answer.app_id);
+  try {
+    await lease.claimApp(appId);
+    const app = (await findAppForOwner(env, actor.ownerHumanId!, appId))!;
+    const counts = await fill(env, actor, app, staged, archive, lease);
+    return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
+  } catch (err) {
+    await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, cleanup));
+    throw err;
   }
 }

@@ -5,7 +5,7 @@
  * `imports/<import id>/` (the small JSON entries and the document stay in memory). Only
  * after SHA256SUMS has been checked does the import read them back; the folder is deleted
  * when the import ends, whatever the outcome, and the cron removes what an import that died
- * midway left behind.
+ * midway left behind (through its lease, lease.ts; after a day for a folder without one).
  */
 import { newId } from "../../auth/tokens";
 import type { Config } from "../../config";
@@ -54,9 +54,18 @@ function checkRowsEntry(name: string, bytes: Uint8Array): void {
   });
 }
 
-/** Reads the whole archive into staging; refuses (and removes what it staged) a truncated, malformed or oversize one. */
-export async function stageArchive(bucket: R2Bucket, body: ReadableStream<Uint8Array>, cfg: Config): Promise<StagedArchive> {
-  const staged: StagedArchive = { prefix: `imports/${newId("imp_")}/`, entries: [], inMemory: new Map() };
+/** A new import's staging folder. */
+export function newStagingPrefix(): string {
+  return `imports/${newId("imp_")}/`;
+}
+
+/**
+ * Reads the whole archive into staging under `prefix`; refuses (and removes what it staged)
+ * a truncated, malformed or oversize one. `afterEntry` runs after each staged entry (the
+ * import renews its lease there).
+ */
+export async function stageArchive(bucket: R2Bucket, body: ReadableStream<Uint8Array>, cfg: Config, prefix: string, afterEntry: () => Promise<void>): Promise<StagedArchive> {
+  const staged: StagedArchive = { prefix, entries: [], inMemory: new Map() };
   const seen = new Set<string>();
   try {
     for await (const { name, bytes } of readTar(body, cfg.limits.MAX_IMPORT_BYTES, (entry) => entryCap(entry, cfg))) {
@@ -68,6 +77,7 @@ export async function stageArchive(bucket: R2Bucket, body: ReadableStream<Uint8A
       if (IN_MEMORY.has(name)) staged.inMemory.set(name, bytes);
       else await bucket.put(staged.prefix + name, bytes);
       if (name !== SUMS) staged.entries.push({ name, size: bytes.byteLength, sha256: await sha256Bytes(bytes) });
+      await afterEntry();
     }
     if (!seen.has(SUMS)) throw invalidArchive("it has no SHA256SUMS (an export ends with one)", { truncated: true });
     return staged;
