@@ -30,6 +30,8 @@ const DENIED_FEATURES = [
 const SCRIPTED_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><script>window.pwned = true; document.title = "pwned";</script><rect width="4" height="4" fill="red"/></svg>`;
 const SCRIPTED_HTML = `<!doctype html><html><head><title>inert</title></head><body><script>window.pwned = true; document.title = "pwned";</script><p>html</p></body></html>`;
 const SCRIPTED_XHTML = `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>inert</title></head><body><script>window.pwned = true; document.title = "pwned";</script></body></html>`;
+/** Script an app ships as text, hoping to run it as a worker or service worker. */
+const WORKER_SCRIPT = `postMessage("ran"); self.addEventListener("fetch", () => {});`;
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
 function manifest(name: string, ext: Record<string, unknown> = {}) {
@@ -93,6 +95,14 @@ function hostilePage(foreign: string, victim: Deployed): string {
       return document.cookie;
     },
     importFrom(url) { return import(url).then(() => "loaded", (err) => String(err)); },
+    register(path) { return navigator.serviceWorker.register(path).then(() => "registered", (err) => err.name); },
+    spawn(path) {
+      return new Promise((resolve) => {
+        const worker = new Worker(path);
+        worker.onmessage = (e) => resolve(e.data);
+        worker.onerror = () => resolve("error");
+      });
+    },
     allows(features) { return Object.fromEntries(features.map((f) => [f, document.featurePolicy.allowsFeature(f)])); },
     position() {
       return new Promise((resolve) => navigator.geolocation.getCurrentPosition(() => resolve("granted"), (err) => resolve(err.code === err.PERMISSION_DENIED ? "denied" : "error " + err.code), { timeout: 5000 }));
@@ -116,6 +126,8 @@ type Win = Window & {
     cookies(): string;
     plantCookies(): string;
     importFrom(url: string): Promise<string>;
+    register(path: string): Promise<string>;
+    spawn(path: string): Promise<string>;
     allows(features: string[]): Record<string, boolean>;
     position(): Promise<string>;
     media(kind: "video" | "audio"): Promise<string>;
@@ -198,6 +210,7 @@ describe("a hostile app page in Chromium", () => {
         { path: "page.json", content_base64: b64(SCRIPTED_HTML) },
         { path: "doc.xml", content_base64: b64(SCRIPTED_XHTML) },
         { path: "noextension", content_base64: b64(SCRIPTED_HTML) },
+        { path: "worker.txt", content_base64: b64(WORKER_SCRIPT) },
       ],
     });
   });
@@ -450,6 +463,12 @@ describe("a hostile app page in Chromium", () => {
         expect(p.url(), file.url).toBe("about:blank");
       }
     }
+    // Its own text file is not a script to the browser: not as a worker, not as a service worker.
+    const p = await newPage([recorder.origin]);
+    await p.goto(hostile.url);
+    await p.locator("#content").waitFor();
+    expect(await p.evaluate(() => (window as unknown as Win).probes.spawn("/worker.txt"))).toBe("error");
+    expect(await p.evaluate(() => (window as unknown as Win).probes.register("/worker.txt"))).toBe("SecurityError");
     expect(recorded).toEqual([]);
   });
 });
