@@ -36,6 +36,7 @@ import { batchSuppression, EagerFlush, flushOutbox, outboxEntries, outboxPending
 import { DueWork } from "./alarms";
 import { exportPage } from "./portable";
 import { compileManifest, Manifests } from "./manifests";
+import { GroupCommit } from "./group-commit";
 
 const ROWS_TABLE = "_svc_rows";
 const MAX_WAIT_MS = 30_000;
@@ -54,6 +55,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   /** Hands new outbox entries to the queue right after their commit (the alarm is the safety net). */
   private readonly eagerFlush = new EagerFlush(() => this.flush());
   private readonly withdrawals = new Withdrawals(() => this.ctx.storage.sql);
+  /** Single-row writes arriving together share one transaction (group-commit.ts). */
+  private readonly commits = new GroupCommit(this.ctx.storage, (feed) => this.afterCommit(feed));
   /** The app feed sockets (watchers.ts); all their state lives in socket attachments. */
   private readonly watchers = new Watchers(this.ctx, {
     // Never older than the live version: a socket accepted before a redeploy is judged by the newer one.
@@ -129,6 +132,18 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return result;
   }
 
+  /**
+   * A single-row write, applied with the others that arrive with it (group-commit.ts). The
+   * call is admitted again when its turn comes: a redeploy or a withdrawal may have come
+   * in while it waited.
+   */
+  private grouped<T>(call: CallContext, work: (feed: HeldEntry[]) => T): Promise<T> {
+    return this.commits.submit((feed) => {
+      this.admit(call);
+      return work(feed);
+    });
+  }
+
   /** After a commit: wake long-poll waiters, push to sockets, and record the work the commit left due. */
   private afterCommit(entries: HeldEntry[]): void {
     for (const wake of this.waiters) wake();
@@ -165,21 +180,21 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   async createRow(call: CallContext, collection: string, input: { data: unknown; key?: string; on?: string }) {
     return attempt(async () => {
       const rows = await this.rows(call);
-      return this.write((feed) => rows.create(this.writeContext(call), collection, input, feed));
+      return this.grouped(call, (feed) => rows.create(this.writeContext(call), collection, input, feed));
     });
   }
 
   async updateRow(call: CallContext, collection: string, key: string, input: { data: unknown; if_match?: number }): Promise<Outcome<RowView>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      return this.write((feed) => rows.update(this.writeContext(call), collection, key, input, feed));
+      return this.grouped(call, (feed) => rows.update(this.writeContext(call), collection, key, input, feed));
     });
   }
 
   async deleteRow(call: CallContext, collection: string, key: string, input: { if_match?: number }): Promise<Outcome<null>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      this.write((feed) => rows.remove(this.writeContext(call), collection, key, input, feed));
+      await this.grouped(call, (feed) => rows.remove(this.writeContext(call), collection, key, input, feed));
       return null;
     });
   }
