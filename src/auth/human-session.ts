@@ -21,7 +21,12 @@ export const SESSION_COOKIE = "relay_session";
  * the bare name.
  */
 export function sessionCookieName(apiOrigin: string): string {
-  return apiOrigin.startsWith("https://") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+  return hostBoundCookieName(SESSION_COOKIE, apiOrigin);
+}
+
+/** `name` with the `__Host-` prefix over https (see sessionCookieName); such a cookie must be set Secure with Path=/ and no Domain. */
+export function hostBoundCookieName(name: string, apiOrigin: string): string {
+  return apiOrigin.startsWith("https://") ? `__Host-${name}` : name;
 }
 
 /** The human a session token names (and the app `appRef` names, when asked), or null for no token or one that does not hold. */

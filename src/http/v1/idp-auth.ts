@@ -22,10 +22,20 @@ import { beginIdpSignIn, completeIdpSignIn, isProviderUnreachable } from "../../
 import { IDP_ATTEMPT_TTL_SECONDS, saveIdpAttempt, takeIdpAttempt } from "../../db/idp-attempts";
 import { humanOfVerifiedEmail } from "../../db/humans";
 import { safeReturnTo, signInAs } from "./human-auth";
+import { hostBoundCookieName } from "../../auth/human-session";
 import { errors } from "./schemas";
 
-/** The browser's half of an attempt: its state, sent back only to the callback. */
+/**
+ * The browser's half of an attempt: its state, read only by the callback. Over https it is
+ * `__Host-relay_idp_attempt` (host-only, path-wide, as that prefix demands), so an app page
+ * on a sibling host cannot plant its own attempt's state in someone's browser and sign
+ * them in as itself (login forgery by cookie tossing).
+ */
 export const IDP_ATTEMPT_COOKIE = "relay_idp_attempt";
+
+function attemptCookieName(apiOrigin: string): string {
+  return hostBoundCookieName(IDP_ATTEMPT_COOKIE, apiOrigin);
+}
 const CALLBACK_PATH = "/v1/auth/idp/callback";
 const MAX_STATE_LENGTH = 128;
 
@@ -73,8 +83,8 @@ export function idpAuthRoutes(app: Hono<AppEnv>): void {
       return failed(c, "auth_provider_unavailable", returnTo);
     }
     await saveIdpAttempt(c.env, start.attempt);
-    setCookie(c, IDP_ATTEMPT_COOKIE, start.attempt.state, {
-      httpOnly: true, sameSite: "Lax", path: CALLBACK_PATH, maxAge: IDP_ATTEMPT_TTL_SECONDS, secure: cfg.apiOrigin.startsWith("https://"),
+    setCookie(c, attemptCookieName(cfg.apiOrigin), start.attempt.state, {
+      httpOnly: true, sameSite: "Lax", path: "/", maxAge: IDP_ATTEMPT_TTL_SECONDS, secure: cfg.apiOrigin.startsWith("https://"),
     });
     return c.redirect(start.url, 302);
   });
@@ -95,8 +105,9 @@ export function idpAuthRoutes(app: Hono<AppEnv>): void {
     const cfg = config(c.env);
     const params = new URL(c.req.url).searchParams;
     const state = params.get("state") ?? "";
-    const browserState = getCookie(c, IDP_ATTEMPT_COOKIE) ?? "";
-    deleteCookie(c, IDP_ATTEMPT_COOKIE, { path: CALLBACK_PATH });
+    const attemptCookie = attemptCookieName(cfg.apiOrigin);
+    const browserState = getCookie(c, attemptCookie) ?? "";
+    deleteCookie(c, attemptCookie, { path: "/", secure: cfg.apiOrigin.startsWith("https://") });
     if (!state || state.length > MAX_STATE_LENGTH || !constantTimeEqual(state, browserState)) return failed(c, "idp_state_invalid", null);
     const attempt = await takeIdpAttempt(c.env, state);
     if (!attempt) return failed(c, "idp_state_invalid", null);

@@ -94,7 +94,7 @@ describe("identity-provider settings", () => {
 });
 
 describe("GET /v1/auth/idp", () => {
-  it("redirects to the provider with a code request: client, callback, openid email scope, state, nonce, PKCE S256; the attempt cookie is HttpOnly, Lax, for the callback only", async () => {
+  it("redirects to the provider with a code request: client, callback, openid email scope, state, nonce, PKCE S256; the attempt cookie is HttpOnly, Lax and short-lived", async () => {
     const started = await start();
     const query = started.authorize.searchParams;
     expect(started.authorize.origin + started.authorize.pathname).toBe(`${issuer}/authorize`);
@@ -109,11 +109,30 @@ describe("GET /v1/auth/idp", () => {
     expect(started.cookie).toBe(`relay_idp_attempt=${query.get("state")}`);
     expect(started.setCookie).toMatch(/HttpOnly/i);
     expect(started.setCookie).toMatch(/SameSite=Lax/i);
-    expect(started.setCookie).toMatch(/Path=\/v1\/auth\/idp\/callback/i);
+    expect(started.setCookie).toMatch(/Path=\/(;|$)/i);
     expect(started.setCookie).toMatch(/Max-Age=600/i);
     // Only the state's hash is stored.
     const stored = await env.DB.prepare("SELECT * FROM idp_sign_in_attempts").all();
     expect(JSON.stringify(stored.results)).not.toContain(query.get("state")!);
+  });
+
+  it("over https the attempt cookie is __Host- prefixed (Secure, Path=/, no Domain) and only that name is read back, so a sibling host cannot plant an attempt", async () => {
+    const HTTPS = { ...IDP, API_ORIGIN: "https://relay.example.com", APPS_DOMAIN: "apps.example.com" };
+    const res = await callWith(HTTPS, "/v1/auth/idp");
+    expect(res.status).toBe(302);
+    const setCookie = res.headers.get("set-cookie") ?? "";
+    const state = new URL(res.headers.get("location")!).searchParams.get("state")!;
+    expect(setCookie.startsWith(`__Host-relay_idp_attempt=${state};`)).toBe(true);
+    expect(setCookie).toMatch(/;\s*Path=\/(;|$)/);
+    expect(setCookie).toMatch(/;\s*Secure/);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const callback = `/v1/auth/idp/callback?state=${state}&code=not-a-code`;
+    // A bare-named cookie (what a sibling host could plant) is not the attempt's.
+    expectRefused(await callWith(HTTPS, callback, { headers: { cookie: `relay_idp_attempt=${state}` } }), "idp_state_invalid");
+    // The prefixed one gets past the state check (and fails later, at the made-up code).
+    const prefixed = await callWith(HTTPS, callback, { headers: { cookie: `__Host-relay_idp_attempt=${state}` } });
+    expect(new URL(prefixed.headers.get("location")!, API).searchParams.get("error")).not.toBe("idp_state_invalid");
+    expect(sessionFrom(prefixed)).toBeNull();
   });
 
   it("refuses a return_to off this relay with 400 invalid_request and starts nothing", async () => {
