@@ -3,9 +3,10 @@
  * change feed and effect outbox (DESIGN §2–3). This class is the RPC surface of
  * contract.ts and nothing more: each method opens the store for the call (the compiled
  * manifest of the version the Worker names, the call admitted against access changed
- * since it was checked), runs one verb of a room below inside one storage transaction,
- * and after commit hands the new feed entries to the waiters and sockets and records the
- * due work. Failures travel back as Outcomes, because exception classes do not survive RPC.
+ * since it was checked), runs one verb of a room below inside one storage transaction
+ * (single-row writes share theirs with the writes that arrive with them, each in a
+ * savepoint of its own: group-commit.ts), and after commit hands the new feed entries to
+ * the waiters and sockets and records the due work. Failures travel back as Outcomes, because exception classes do not survive RPC.
  *
  * The rooms: rows.ts (the verbs), visibility.ts (who sees what), query.ts (SQL), feed.ts,
  * watchers.ts (sockets), withdrawals.ts (access taken away), outbox.ts (effects),
