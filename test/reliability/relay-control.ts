@@ -100,3 +100,32 @@ export async function claimedKey(base: string): Promise<string> {
   expect(claim.status, claim.text).toBe(200);
   return key;
 }
+
+/** Every live row of a collection, page by page (bounded). */
+export async function allRows<Row>(base: string, key: string, appId: string, collection: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  let since: string | null = null;
+  for (let page = 0; page < 50; page++) {
+    const q: string = since ? `?limit=1000&since=${encodeURIComponent(since)}` : "?limit=1000";
+    const res = await call(base, "GET", `/v1/apps/${appId}/collections/${collection}${q}`, { key });
+    expect(res.status, res.text).toBe(200);
+    rows.push(...(res.json.rows as Row[]));
+    if (res.json.has_more !== true || !res.json.next_cursor) break;
+    since = res.json.next_cursor as string;
+  }
+  return rows;
+}
+
+/** The app's whole change feed from the start, page by page (bounded). */
+export async function feedEntries(base: string, key: string, appId: string): Promise<Array<{ seq: number; op: string; collection_name: string; row_key: string; row_version: number }>> {
+  const entries: Array<{ seq: number; op: string; collection_name: string; row_key: string; row_version: number }> = [];
+  let cursor = 0;
+  for (let page = 0; page < 50; page++) {
+    const res = await call(base, "GET", `/v1/apps/${appId}/feed?since=${cursor}&limit=1000&wait=0`, { key });
+    expect(res.status, res.text).toBe(200);
+    entries.push(...(res.json.entries as typeof entries));
+    cursor = res.json.cursor as number;
+    if (res.json.truncated !== true) break;
+  }
+  return entries;
+}
