@@ -28,3 +28,23 @@ export function filesHolding(persistTo: string, text: string): string[] {
   walk(path.join(persistTo, "v3", "r2"));
   return found;
 }
+
+/** Bytes of the relay's local Durable Object storage (databases and their logs): it grows as a store writes rows. */
+export function storeBytes(persistTo: string): number {
+  let total = 0;
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const stat = statSync(path.join(dir, name), { throwIfNoEntry: false });
+      if (stat?.isDirectory()) walk(path.join(dir, name));
+      else if (stat) total += stat.size;
+    }
+  };
+  walk(path.join(persistTo, "v3", "do"));
+  return total;
+}
