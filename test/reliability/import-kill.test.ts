@@ -215,7 +215,7 @@ describe("reliability: the relay killed mid-import", () => {
     expect(await rowCount(answer.app_id as string)).toBe(TOTAL_ROWS);
     const sample = await call(base, "GET", `/v1/apps/${answer.app_id as string}/collections/items/row-000123`, { key });
     expect(sample.status, sample.text).toBe(200);
-    expect(sample.json).toMatchObject({ key: "row-000123", data: { i: 123, marker: MARKER } });
+    expect(sample.json.row).toMatchObject({ key: "row-000123", data: { i: 123, marker: MARKER } });
     expect(stagedRowsFiles(persistTo), "the finished import discarded its staging").toEqual([]);
   }, 1_200_000);
 });
