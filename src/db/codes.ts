@@ -6,7 +6,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { db } from "./client";
 import { claimCodes, deviceCodes } from "./schema";
-import { isoIn, mintSecret, nowIso, sha256Hex } from "../auth/tokens";
+import { mintSecret, nowIso, sha256Hex } from "../auth/tokens";
 
 type Env = { DB: D1Database };
 
@@ -16,8 +16,9 @@ export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
 export async function mintClaimCode(env: Env, humanId: string): Promise<{ code: string; expiresAt: string }> {
   const code = mintSecret("claimCode");
-  const expiresAt = isoIn(CLAIM_CODE_TTL_SECONDS);
-  await db(env).insert(claimCodes).values({ codeHash: await sha256Hex(code), humanId, createdAt: nowIso(), expiresAt });
+  const codeHash = await sha256Hex(code);
+  const { createdAt, expiresAt } = lifetime(CLAIM_CODE_TTL_SECONDS);
+  await db(env).insert(claimCodes).values({ codeHash, humanId, createdAt, expiresAt });
   return { code, expiresAt };
 }
 
@@ -57,15 +58,21 @@ export function normaliseUserCode(input: string): string {
   return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : input.trim().toUpperCase();
 }
 
+/** A code's creation and expiry from one reading of the clock, so its lifetime is exactly `seconds`. */
+function lifetime(seconds: number): { createdAt: string; expiresAt: string } {
+  const created = Date.now();
+  return { createdAt: new Date(created).toISOString(), expiresAt: new Date(created + seconds * 1000).toISOString() };
+}
+
 export type DeviceCodeRow = typeof deviceCodes.$inferSelect;
 
 export async function startDeviceFlow(env: Env, name: string): Promise<{ deviceCode: string; userCode: string; expiresIn: number; interval: number }> {
   const deviceCode = mintSecret("deviceCode");
   for (let attempt = 0; ; attempt++) {
     const code = userCode();
+    const deviceCodeHash = await sha256Hex(deviceCode);
     const inserted = await db(env).insert(deviceCodes).values({
-      deviceCodeHash: await sha256Hex(deviceCode), userCode: code, name, status: "pending",
-      intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS, createdAt: nowIso(), expiresAt: isoIn(DEVICE_CODE_TTL_SECONDS),
+      deviceCodeHash, userCode: code, name, status: "pending", intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS, ...lifetime(DEVICE_CODE_TTL_SECONDS),
     }).onConflictDoNothing().returning({ u: deviceCodes.userCode });
     if (inserted.length === 1) return { deviceCode, userCode: code, expiresIn: DEVICE_CODE_TTL_SECONDS, interval: DEVICE_POLL_INTERVAL_SECONDS };
     if (attempt >= 4) throw new Error("could not allocate a unique user code");
