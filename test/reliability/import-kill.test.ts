@@ -19,7 +19,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
 import { call, claimedKey, stopRelay, type Obj, type Relay } from "./relay-control.ts";
-import { filesHolding } from "./local-r2.ts";
+import { filesHolding, objectFilesHolding } from "./local-r2.ts";
 import { readTar, tarEnd, tarHeader, tarPadding } from "../../src/apps/archive/tar.ts";
 import { rowsEntryName, sumsText, ROWS_PER_PAGE, SUMS } from "../../src/apps/archive/format.ts";
 // @ts-expect-error plain ESM helper shared with `npm start`
@@ -93,8 +93,10 @@ async function bigArchive(exported: Uint8Array): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-/** Staged rows pages of this test's archive in the relay's local R2 files. */
+/** Staged rows pages of this test's archive in the relay's local R2 files (any file, to notice staging begin). */
 const stagedRowsFiles = (persistTo: string) => filesHolding(persistTo, MARKER);
+/** Staged rows pages still stored as R2 objects (what a sweep must leave none of). */
+const stagedRowsObjects = (persistTo: string) => objectFilesHolding(persistTo, MARKER);
 
 const began = Date.now();
 /** Progress on stderr as it happens, so a slow run shows where it is. */
@@ -153,7 +155,7 @@ describe("reliability: the relay killed mid-import", () => {
         expect(detail.status, `half-made app ${appId}: ${detail.text.slice(0, 200)}`).toBe(404);
         expect((await call(base, "GET", `/v1/apps/${appId}/collections/items?limit=1`, { key })).status).toBe(404);
       }
-      expect(stagedRowsFiles(persistTo), "staged rows pages left in R2").toEqual([]);
+      expect(stagedRowsObjects(persistTo), "staged rows pages left in R2").toEqual([]);
     };
 
     // ---- 1. killed while the archive is still on the wire ----
@@ -196,7 +198,7 @@ describe("reliability: the relay killed mid-import", () => {
     await importing;
     console.log(`import kill: after the restart, before the sweep: ${JSON.stringify(second)} of ${TOTAL_ROWS} rows`);
     await expectWholeOrNone(second.listedAfterRestart);
-    expect(filesHolding(persistTo, ATTACHMENT_TEXT), "the half-made app's attachments and the staged ones").toEqual([]);
+    expect(objectFilesHolding(persistTo, ATTACHMENT_TEXT), "the half-made app's attachments and the staged ones").toEqual([]);
 
     step("checked; retrying the import");
     // ---- the import retried: a whole app ----
@@ -216,6 +218,6 @@ describe("reliability: the relay killed mid-import", () => {
     const sample = await call(base, "GET", `/v1/apps/${answer.app_id as string}/collections/items/row-000123`, { key });
     expect(sample.status, sample.text).toBe(200);
     expect(sample.json.row).toMatchObject({ key: "row-000123", data: { i: 123, marker: MARKER } });
-    expect(stagedRowsFiles(persistTo), "the finished import discarded its staging").toEqual([]);
+    expect(stagedRowsObjects(persistTo), "the finished import discarded its staging").toEqual([]);
   }, 1_200_000);
 });

@@ -29,22 +29,27 @@ export function filesHolding(persistTo: string, text: string): string[] {
   return found;
 }
 
-/** Bytes of the relay's local Durable Object storage (databases and their logs): it grows as a store writes rows. */
-export function storeBytes(persistTo: string): number {
-  let total = 0;
-  const walk = (dir: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
+/**
+ * Like filesHolding, but only the files the bucket's index names: objects anyone can read.
+ * The local R2 writes an object's bytes to `<bucket>/blobs/<id>` before it records the id
+ * in its SQLite index, so a relay killed between the two leaves a file no object points
+ * at (the local runtime never cleans those up; on Cloudflare there is no such file). A
+ * check for what the relay left behind counts objects, not those orphans.
+ */
+export function objectFilesHolding(persistTo: string, text: string): string[] {
+  const indexes = new Map<string, Buffer[]>();
+  const indexOf = (bucketDir: string): Buffer[] => {
+    let found = indexes.get(bucketDir);
+    if (!found) {
+      found = readdirSync(bucketDir).filter((name) => name.includes(".sqlite")).map((name) => readFileSync(path.join(bucketDir, name)));
+      indexes.set(bucketDir, found);
     }
-    for (const name of names) {
-      const stat = statSync(path.join(dir, name), { throwIfNoEntry: false });
-      if (stat?.isDirectory()) walk(path.join(dir, name));
-      else if (stat) total += stat.size;
-    }
+    return found;
   };
-  walk(path.join(persistTo, "v3", "do"));
-  return total;
+  return filesHolding(persistTo, text).filter((file) => {
+    const blobsDir = path.dirname(file);
+    if (path.basename(blobsDir) !== "blobs") return true;
+    const id = path.basename(file);
+    return indexOf(path.dirname(blobsDir)).some((index) => index.includes(id));
+  });
 }
