@@ -42,9 +42,9 @@ export function todoManifest(ext: Obj = {}): Obj {
   };
 }
 
-export const TODO_PAGE = "<!doctype html><html><body><h1>Todo</h1><ul id=list></ul></body></html>";
+export const todoPage = "<!doctype html><html><body><h1>Todo</h1><ul id=list></ul></body></html>";
 
-export async function deployApp(owner: Person, manifest: Obj = todoManifest(), html = TODO_PAGE): Promise<string> {
+export async function deployApp(owner: Person, manifest: Obj = todoManifest(), html = todoPage): Promise<string> {
   const res = await call("/v1/apps", { key: owner.key, json: { html, manifest, visibility: "private" } });
   return (await json<{ app_id: string }>(res, 201)).app_id;
 }

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, expectError, json } from "../helpers";
-import { asOperator, deployApp, person, publish, todoManifest, todoPublisher, TODO_PAGE, type Obj } from "./helpers";
+import { asOperator, deployApp, person, publish, todoManifest, todoPublisher, todoPage, type Obj } from "./helpers";
 
 type Answer = { snapshot_id: string; review_status: string; seeded_row_count: number; version: string; expedited: boolean; auto_approved: boolean; slug: string | null };
 type Detail = Obj & { html: string; manifest: Obj; seed_rows: Record<string, { key: string; data: Obj }[]>; seed_summary: Obj; external_destinations: Obj[]; setup_steps: Obj[] };
@@ -38,7 +38,7 @@ describe("publish", () => {
 
     const operator = await person("operator");
     const detail = await json<Detail>(await asOperator(operator, `/v1/community/submissions/${answer.snapshot_id}`), 200);
-    expect(detail.html).toBe(TODO_PAGE);
+    expect(detail.html).toBe(todoPage);
     expect(detail.manifest).toEqual(todoManifest());
     expect(Object.keys(detail.seed_rows)).toEqual(["todos"]);
     expect(detail.seed_rows.todos.map((row) => [row.key, row.data])).toEqual([["t1", { title: "Buy milk" }], ["t2", { title: "Water plants", done: true }]]);
