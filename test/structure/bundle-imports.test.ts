@@ -2,24 +2,13 @@
 // every export (its 40-odd error-message locales among them, about 360 KiB), and a bundler
 // must keep all of it once `z` itself is imported; `import * as z` lets it keep only what
 // the code uses. One named import anywhere brings the whole of it back.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { root, sourceFiles } from "./source-files";
 import { describe, expect, it } from "vitest";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
 function sources(folder: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(ts|tsx|mts)$/.test(name)) out.push(path);
-    }
-  };
-  walk(join(root, folder));
-  return out;
+  return sourceFiles(folder, { file: (name) => /\.(ts|tsx|mts)$/.test(name) });
 }
 
 describe("the Worker's imports", () => {

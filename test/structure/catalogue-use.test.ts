@@ -1,26 +1,14 @@
 // Every code of the error catalogue is either answered by some code path or listed in
 // AWAITING_FEATURE with the feature that will answer it, so the catalogue holds no dead
 // entries and the list of what is still to come stays true as features land.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { root, sourceFiles } from "./source-files";
 import { describe, expect, it } from "vitest";
 import { AWAITING_FEATURE, catalogue, type ErrorCode } from "../../src/errors";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
 function sources(folder: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== "test" && name !== "cli") walk(path);
-      } else if (/\.(ts|tsx)$/.test(name) && !name.endsWith(".test.ts")) out.push(path);
-    }
-  };
-  walk(join(root, folder));
-  return out;
+  return sourceFiles(folder, { file: (name) => /\.(ts|tsx)$/.test(name) && !name.endsWith(".test.ts"), folder: (name) => name !== "test" && name !== "cli" });
 }
 
 // The relay's own code (the CLI prints codes it receives, so it does not count), less the catalogue itself.

@@ -5,12 +5,11 @@
 // the guard or is added with its reason (and docs/security.md's list is updated).
 // The page script and the CLI are left out: they run in a browser and on a person's
 // machine, not in the relay.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { root, sourceFiles } from "./source-files";
 import { describe, expect, it } from "vitest";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const OUTSIDE_THE_RELAY = ["src/page-script/", "src/cli/"];
 
 /** Each file that uses the global fetch, and why the URL it fetches is not someone else's choice (or is guarded). */
@@ -23,16 +22,7 @@ const ALLOWED: Record<string, string> = {
 };
 
 function sources(folder: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts")) out.push(path);
-    }
-  };
-  walk(join(root, folder));
-  return out;
+  return sourceFiles(folder, { file: (name) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts") });
 }
 
 /** The code without comments and string literals, so words in them do not count. */
