@@ -8,7 +8,7 @@
  * savepoint of its own: group-commit.ts), and after commit hands the new feed entries to
  * the waiters and sockets and records the due work. Failures travel back as Outcomes, because exception classes do not survive RPC.
  *
- * The rooms: rows.ts (the verbs), visibility.ts (who sees what), query.ts (SQL), feed.ts,
+ * The rooms: rows-scope.ts and its siblings (the row verbs: reads, writes, removals, starter and imported rows), visibility.ts (who sees what), query.ts (SQL), feed.ts,
  * watchers.ts (sockets), withdrawals.ts (access taken away), outbox.ts (effects),
  * retention.ts and unique.ts (sweeps and the unique index), alarms.ts (due work),
  * manifests.ts (the compiled manifest and the one D1 read), schema.ts (tables).
@@ -26,7 +26,11 @@ import {
   type FeedPage, type HookWriteCall, type PortablePage, type PortableRow, type HookWriteInput, type OutboxEntryView, type Outcome, type RetentionAxes, type RetentionView, type RowPage, type RowView, type SocketSelector,
 } from "./contract";
 import { migrate, readMeta, readUsage } from "./schema";
-import { Rows, type WriteContext } from "./rows";
+import type { RowScope, WriteContext } from "./rows-scope";
+import * as rowReads from "./rows-read";
+import * as rowWrites from "./rows-write";
+import * as rowRemovals from "./rows-remove";
+import * as rowPlacement from "./rows-place";
 import { pruneFeed, readFeed, resyncRequired, FEED_KEEP, type HeldEntry } from "./feed";
 import { visibleEntries } from "./visibility";
 import { backfillConflicts } from "./unique";
@@ -112,12 +116,12 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return manifest;
   }
 
-  private rowsOf(manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind> = new Set()): Rows {
+  private rowsOf(manifest: CompiledManifest, suppressed: ReadonlySet<EffectKind> = new Set()): RowScope {
     const { limits } = config(this.env);
-    return new Rows(this.ctx.storage.sql, manifest, { maxRows: limits.MAX_ROWS_PER_APP, maxStorageBytes: limits.MAX_STORAGE_BYTES_PER_APP }, suppressed);
+    return { sql: this.ctx.storage.sql, manifest, limits: { maxRows: limits.MAX_ROWS_PER_APP, maxStorageBytes: limits.MAX_STORAGE_BYTES_PER_APP }, suppressed };
   }
 
-  private async rows(call: CallContext): Promise<Rows> {
+  private async rows(call: CallContext): Promise<RowScope> {
     return this.rowsOf(await this.open(call));
   }
 
@@ -167,35 +171,35 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   // ---- rows ----
 
   async listRows(call: CallContext, collection: string, input: { where?: unknown; sort?: unknown; since?: string; limit: number }): Promise<Outcome<RowPage>> {
-    return attempt(async () => (await this.rows(call)).list(call.principal, collection, input));
+    return attempt(async () => rowReads.list(await this.rows(call), call.principal, collection, input));
   }
 
   async getRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>> {
-    return attempt(async () => (await this.rows(call)).get(call.principal, collection, key));
+    return attempt(async () => rowReads.get(await this.rows(call), call.principal, collection, key));
   }
 
   async countRows(call: CallContext, collection: string): Promise<Outcome<number>> {
-    return attempt(async () => (await this.rows(call)).count(call.principal, collection));
+    return attempt(async () => rowReads.count(await this.rows(call), call.principal, collection));
   }
 
   async createRow(call: CallContext, collection: string, input: { data: unknown; key?: string; on?: string }) {
     return attempt(async () => {
       const rows = await this.rows(call);
-      return this.grouped(call, (feed) => rows.create(this.writeContext(call), collection, input, feed));
+      return this.grouped(call, (feed) => rowWrites.create(rows, this.writeContext(call), collection, input, feed));
     });
   }
 
   async updateRow(call: CallContext, collection: string, key: string, input: { data: unknown; if_match?: number }): Promise<Outcome<RowView>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      return this.grouped(call, (feed) => rows.update(this.writeContext(call), collection, key, input, feed));
+      return this.grouped(call, (feed) => rowWrites.update(rows, this.writeContext(call), collection, key, input, feed));
     });
   }
 
   async deleteRow(call: CallContext, collection: string, key: string, input: { if_match?: number }): Promise<Outcome<null>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      await this.grouped(call, (feed) => rows.remove(this.writeContext(call), collection, key, input, feed));
+      await this.grouped(call, (feed) => rowRemovals.remove(rows, this.writeContext(call), collection, key, input, feed));
       return null;
     });
   }
@@ -203,7 +207,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   async purgeRow(call: CallContext, collection: string, key: string): Promise<Outcome<null>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      this.write((feed) => rows.purge(this.writeContext(call), collection, key, feed));
+      this.write((feed) => rowRemovals.purge(rows, this.writeContext(call), collection, key, feed));
       return null;
     });
   }
@@ -211,12 +215,12 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   async restoreRow(call: CallContext, collection: string, key: string): Promise<Outcome<RowView>> {
     return attempt(async () => {
       const rows = await this.rows(call);
-      return this.write((feed) => rows.restore(this.writeContext(call), collection, key, feed));
+      return this.write((feed) => rowRemovals.restore(rows, this.writeContext(call), collection, key, feed));
     });
   }
 
   async deletedRows(call: CallContext, collection: string, input: { before?: string; limit: number }): Promise<Outcome<{ rows: DeletedRowView[]; next_before: string | null }>> {
-    return attempt(async () => (await this.rows(call)).deleted(call.principal, collection, input));
+    return attempt(async () => rowReads.listDeleted(await this.rows(call), call.principal, collection, input));
   }
 
   /** Each row is its own transaction, so a bad row never aborts the others. */
@@ -226,7 +230,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
       declaredCollection(manifest, collection);
       const rows = this.rowsOf(manifest, batchSuppression(call, input));
       return this.batch(input.rows, (row) => {
-        const created = this.write((feed) => rows.create(this.writeContext(call), collection, { ...row, ...(input.on ? { on: input.on } : {}) }, feed));
+        const created = this.write((feed) => rowWrites.create(rows, this.writeContext(call), collection, { ...row, ...(input.on ? { on: input.on } : {}) }, feed));
         return created.row.key;
       });
     });
@@ -238,7 +242,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
       declaredCollection(manifest, collection);
       const rows = this.rowsOf(manifest);
       return this.batch(keys, (key) => {
-        this.write((feed) => rows.remove(this.writeContext(call), collection, key, {}, feed));
+        this.write((feed) => rowRemovals.remove(rows, this.writeContext(call), collection, key, {}, feed));
         return key;
       });
     });
@@ -255,7 +259,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     return attempt(async () => {
       const rows = this.rowsOf(await this.manifest(call.appId, call.version), new Set(call.suppress ?? []));
       const now = new Date().toISOString();
-      return this.write((feed) => rows.hookWrite(machineAuthor("hook", call.hook), collection, input, now, feed));
+      return this.write((feed) => rowWrites.hookWrite(rows, machineAuthor("hook", call.hook), collection, input, now, feed));
     });
   }
 
@@ -301,7 +305,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
         for (const [collection, list] of Object.entries(rows)) {
           list.forEach((row, index) => {
             try {
-              store.seed(collection, row, now, feed);
+              rowPlacement.seed(store, collection, row, now, feed);
             } catch (err) {
               if (err instanceof RelayError) {
                 throw new RelayError(err.code === "row_schema_violation" ? "input_schema_violation" : err.code, `input_data.${collection}.${index}: ${err.message}`,
@@ -337,7 +341,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
       const store = await this.rows(call);
       const now = new Date().toISOString();
       return this.write((feed) => {
-        for (const row of rows) store.place(row, now, feed);
+        for (const row of rows) rowPlacement.place(store, row, now, feed);
         return { count: rows.length };
       });
     });

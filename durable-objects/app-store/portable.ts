@@ -2,7 +2,7 @@
  * The read half of an app export (src/apps/archive): live rows of every collection in
  * storage order (`rid`), a page at a time, with their stamps exactly as stored, so the
  * Worker can stream an archive without holding every row at once. The write half is
- * `Rows.place` (rows.ts), which checks each row like any other write.
+ * `place` (rows-place.ts), which checks each row like any other write.
  */
 import type { PortablePage } from "./contract";
 import { takePage } from "./query";
