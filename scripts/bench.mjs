@@ -704,6 +704,9 @@ async function main() {
   const relaySpawned = performance.now();
   const relay = { ...await startRelay({
     port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
+    // A profile names functions only when the bundle keeps them (the figures then come from
+    // the unminified Worker too, which the profile run says).
+    minify: !PROFILE,
     // The per-app quotas would stop a benchmark long before it measures anything.
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000", MAX_BLOBS_PER_ACCOUNT_BYTES: "100000000000" },
   }), inspectorPort };

@@ -96,8 +96,10 @@ function configWithBrowser() {
  * `browser` (the default) offers the Browser Rendering binding when the machine has a
  * Chromium the local runtime can use offline (scripts/local-browser.mjs); without one the
  * relay runs without the binding and screenshots are brand cards.
+ *
+ * `minify: false` serves the Worker unminified, so a CPU profile names our functions.
  */
-export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true } = {}) {
+export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true, minify = true } = {}) {
   port ??= await freePort();
   persistTo ??= path.join(root, ".wrangler", "state");
   applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
@@ -106,7 +108,7 @@ export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", t
   const configArgs = browserConfig ? ["--config", browserConfig] : [];
   const child = spawn(process.execPath, [
     wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
-    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...configArgs, ...varArgs,
+    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...(minify ? [] : ["--minify=false"]), ...configArgs, ...varArgs,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", stdio, stdio], detached: ownGroup });
 
   let output = "";

@@ -4,6 +4,7 @@
  * under the wrong verb with 405 `method_not_allowed` plus `Allow`.
  */
 import { Hono } from "hono";
+import { relayRouter } from "./router";
 import { HTTPException } from "hono/http-exception";
 import { RelayError, errorBody } from "../errors";
 import { config } from "../config";
@@ -69,7 +70,7 @@ function toRelayError(err: unknown): RelayError {
 }
 
 export function buildApp(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: relayRouter() });
   app.use("/v1/*", refuseUnsafeUrlText);
   app.use("/v1/*", cliVersionGate);
   app.use("/v1/apps/:id/collections/*", rowWriteActivity((c) => c.req.param("id")));

@@ -7,6 +7,7 @@
  * and any Set-Cookie is stripped from every response.
  */
 import { Hono } from "hono";
+import { relayRouter } from "../router";
 import { RelayError } from "../../errors";
 import { resolveServedApp, ServeRefusal, type ServeEnv } from "./context";
 import { serveDocument } from "./document";
@@ -29,7 +30,7 @@ import { serveAsset } from "./assets";
 import { attachmentPageRoutes } from "./attachments";
 
 export function buildServeApp(): Hono<ServeEnv> {
-  const app = new Hono<ServeEnv>();
+  const app = new Hono<ServeEnv>({ router: relayRouter() });
 
   app.use("*", async (c, next) => {
     await next();
