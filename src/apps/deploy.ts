@@ -2,9 +2,12 @@
  * Deploy and redeploy. Everything a request carries is checked first (document size,
  * manifest, assets, slug, quota, compatibility gate) and only then is anything written:
  * bytes to R2 (content-addressed, so a retry or an abandoned deploy leaves nothing
- * reachable), then the D1 records in one batch. A failed deploy therefore changes
- * nothing a user can see: same version, same document, same assets.
+ * reachable), then the D1 records in one batch: the version with everything derived from
+ * it (its inbound hooks, its webhook secret, the discarded tasks of dropped rules), so no
+ * crash or failing statement can leave a live version without them. A failed deploy
+ * therefore changes nothing a user can see: same version, same document, same assets.
  */
+import { errorLogLine } from "../db/query-errors";
 import { RelayError } from "../errors";
 import { config, type Config } from "../config";
 import { parseManifest, manifestObject, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
@@ -13,16 +16,16 @@ import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
 import { attachmentResolver } from "./asset-attachments";
 import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
 import {
-  countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, slugExists,
-  type AppRow, type AppVersionRow, type AssetEntry, type Visibility,
+  appCreated, countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, slugExists, stillLiveAt,
+  type AppRow, type AppVersionRow, type AssetEntry, type DeployGuard, type Visibility,
 } from "../db/apps";
 import { mintShareToken } from "./share";
 import { appUrl } from "./urls";
-import { mintWebhookSecret } from "../effects/webhooks/secret";
-import { deleteAppHooks, syncHooks } from "../effects/ingest/hooks";
-import { discardStaleTasks } from "../effects/tasks/record";
+import { mintSecretStatement, mintedSecret } from "../effects/webhooks/secret";
+import { hookSyncStatements } from "../effects/ingest/hooks";
+import { discardStaleTasksStatement } from "../effects/tasks/record";
 import { appStore } from "./store";
-import { deleteAppRecord, purgeApp } from "./trash";
+import { purgeApp } from "./trash";
 import { nowIso } from "../auth/tokens";
 
 /** The Worker's bindings: D1 for the registry, R2 for bytes, the AppStore for rows. */
@@ -55,6 +58,22 @@ export interface RedeployInput {
 /** Whether the manifest sends webhooks (its webhooks[] or a schedule's webhook action), which are signed with the app's secret. */
 function signsWebhooks(compiled: CompiledManifest): boolean {
   return compiled.webhooks.length > 0 || compiled.schedules.some((rule) => rule.action.kind === "webhook");
+}
+
+/**
+ * The D1 statements of what a version derives from its manifest, each carrying `guard`,
+ * for the deploy's own batch: its inbound hooks, its webhook secret when it signs
+ * webhooks, and (on a redeploy) the discarding of queued tasks of rules it dropped. The
+ * answer reads the secret, when minted now, back from the batch's results.
+ */
+function derivedState(env: Env, appId: string, compiled: CompiledManifest, guard: DeployGuard, redeploy: boolean) {
+  const secret = signsWebhooks(compiled) ? [mintSecretStatement(env, appId, guard)] : [];
+  const statements = [
+    ...hookSyncStatements(env, appId, compiled, guard),
+    ...(redeploy ? [discardStaleTasksStatement(env, appId, compiled, guard)] : []),
+    ...secret,
+  ];
+  return { statements, webhookSecret: (results: D1Result[]) => (secret.length ? mintedSecret(results[results.length - 1]) : null) };
 }
 
 function utf8(text: string): Uint8Array {
@@ -165,9 +184,10 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
     documentBytes: document.byteLength, assetsJson: JSON.stringify(index), sourceHash: await sourceHash(documentSha, compiled, index),
     compat: "new", breaksJson: null, createdByAgentId: actor.agentId, createdAt: now,
   };
-  let inserted: boolean;
+  const derived = derivedState(env, app.id, compiled, appCreated(app.id), false);
+  let inserted: D1Result[] | null;
   try {
-    inserted = await insertAppWithVersion(env, app, version, cap);
+    inserted = await insertAppWithVersion(env, app, version, cap, derived.statements);
   } catch (err) {
     // Two creates racing for one chosen slug: the unique index decides, the loser is told.
     if (input.slug !== undefined && /UNIQUE/i.test(String(err))) {
@@ -181,10 +201,7 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
   }
   if (seedRows) await seedOrUndo(env, app, actor, seedRows);
   const url = appUrl(cfg, slug);
-  const webhookSecret = await completeOrUndo(env, app.id, async () => {
-    await syncHooks(env, app.id, compiled);
-    return signsWebhooks(compiled) ? mintWebhookSecret(env, app.id) : null;
-  });
+  const webhookSecret = derived.webhookSecret(inserted);
   return {
     dryRun: false,
     body: {
@@ -207,29 +224,6 @@ async function seedOrUndo(env: Env, app: AppRow, actor: DeployActor, rows: Recor
   if (!outcome.ok) {
     await purgeApp(env, app.id);
     throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
-  }
-}
-
-/**
- * The steps of a create after the app's own insert (its ingest hooks, its webhook secret):
- * should one fail (D1 refusing a statement), the app's D1 records are removed again (its
- * hooks, then its versions and itself in one batch), so a failed create leaves no app
- * without its hooks or secret behind. Its store is left alone: nothing was written there
- * yet (seed rows come with their own undo), and destroying it while D1 is down would leave
- * an app without a store. The undo is best effort: an undo D1 refuses too is logged, and the
- * caller still gets the failure.
- */
-async function completeOrUndo<T>(env: Env, appId: string, steps: () => Promise<T>): Promise<T> {
-  try {
-    return await steps();
-  } catch (err) {
-    try {
-      await deleteAppHooks(env, appId);
-      await deleteAppRecord(env, appId);
-    } catch (undoErr) {
-      console.error(`deploy: app ${appId} half created and not removed`, undoErr);
-    }
-    throw err;
   }
 }
 
@@ -301,16 +295,16 @@ export async function redeployApp(env: Env, actor: DeployActor, app: AppRow, inp
     sourceHash: await sourceHash(documentSha, compiled, index), compat, breaksJson: breaks.length ? JSON.stringify(breaks) : null,
     createdByAgentId: actor.agentId, createdAt: nowIso(),
   };
-  if (!(await insertVersionAndAdvance(env, version, app.currentVersion))) {
+  const derived = derivedState(env, app.id, compiled, stillLiveAt(app.id, app.currentVersion), true);
+  const switched = await insertVersionAndAdvance(env, version, app.currentVersion, derived.statements);
+  if (!switched) {
     throw new RelayError("conflict", "Another deploy of this app landed first; fetch the app and try again.", { current_version: app.currentVersion });
   }
   // Calls checked against the previous version are turned away from now on and checked again.
-  await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, err));
-  // Queued agent tasks of rules this version dropped (or whose prompt it changed) are discarded.
-  await discardStaleTasks(env, app.id, compiled).catch((err) => console.error(`redeploy: stale agent tasks of app ${app.id} not discarded`, err));
-  // The manifest's inbound hooks: new ones get their URL, dropped ones are disabled, returning ones come back.
-  await syncHooks(env, app.id, compiled);
-  const webhookSecret = signsWebhooks(compiled) ? await mintWebhookSecret(env, app.id) : null;
+  // Only a hastening: the store also moves on by itself when the first call names the new
+  // version, so a crash before this line loses nothing.
+  await appStore(env, app.id).advanceVersion(version.version).catch((err) => console.error(`redeploy: store of app ${app.id} not told of version ${version.version}`, errorLogLine(err)));
+  const webhookSecret = derived.webhookSecret(switched);
   return {
     dryRun: false,
     body: {

@@ -75,12 +75,34 @@ function versionValues(v: AppVersionRow): unknown[] {
 const VERSION_COLUMNS = "app_id, version, manifest_json, document_sha256, document_bytes, assets_json, source_hash, compat, breaks_json, created_by_agent_id, created_at";
 
 /**
+ * The condition under which a deploy's statements apply, as SQL with its binds (`?`
+ * placeholders only). The state a version brings with it (its inbound hooks, its webhook
+ * secret, its discarded tasks) is written by statements that carry it, in the same D1
+ * batch as the version itself, so it lands with the version or not at all.
+ */
+export interface DeployGuard {
+  condition: string;
+  binds: unknown[];
+}
+
+/** The app was created by this batch (its insert, under the cap, came first). */
+export function appCreated(appId: string): DeployGuard {
+  return { condition: "EXISTS (SELECT 1 FROM apps WHERE id = ?)", binds: [appId] };
+}
+
+/** The app is still live at `expectedVersion`: a redeploy from it has not been overtaken. */
+export function stillLiveAt(appId: string, expectedVersion: number): DeployGuard {
+  return { condition: "EXISTS (SELECT 1 FROM apps WHERE id = ? AND current_version = ? AND status != 'deleted')", binds: [appId, expectedVersion] };
+}
+
+/**
  * Creates the app and its first version in one D1 batch (both or neither), only while
  * the owner has fewer than `maxLiveApps` live apps: the count and the insert are one
- * statement, so concurrent creates cannot pass the cap together. False when at the cap;
- * a taken slug throws the unique index's error.
+ * statement, so concurrent creates cannot pass the cap together. `derived` (built with
+ * `appCreated(app.id)`) rides in the same batch. Null when at the cap, else the results of
+ * `derived` in order; a taken slug throws the unique index's error.
  */
-export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow, maxLiveApps: number): Promise<boolean> {
+export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow, maxLiveApps: number, derived: D1PreparedStatement[] = []): Promise<D1Result[] | null> {
   const insertApp = env.DB.prepare(
     "INSERT INTO apps (id, slug, owner_human_id, created_by_agent_id, visibility, status, current_version, timezone, share_token_hash, created_at, last_activity_at, deleted_at, status_before_delete) " +
     `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 WHERE ${LIVE_APPS_OF} < ?14`,
@@ -91,8 +113,8 @@ export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVe
   const insertVersion = env.DB.prepare(
     `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE EXISTS (SELECT 1 FROM apps WHERE id = ?1)`,
   ).bind(...versionValues(version));
-  const [inserted] = await env.DB.batch([insertApp, insertVersion]);
-  return inserted.meta.changes === 1;
+  const [inserted, , ...results] = await env.DB.batch([insertApp, insertVersion, ...derived]);
+  return inserted.meta.changes === 1 ? results : null;
 }
 
 /**
@@ -110,11 +132,13 @@ export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLi
 
 /**
  * Adds a version and moves the app to it, only if the app is still live at
- * `expectedVersion` (a concurrent redeploy or delete loses with false instead of
- * clobbering). One D1 batch, so both statements land or neither: readers never see a
+ * `expectedVersion` (a concurrent redeploy or delete loses with null instead of
+ * clobbering). One D1 batch, so every statement lands or none: readers never see a
  * current_version without its record, and a failed insert leaves the app where it was.
+ * `derived` (built with `stillLiveAt(appId, expectedVersion)`) rides in the batch before
+ * the switch, so the version goes live with it; the answer is its results in order.
  */
-export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number): Promise<boolean> {
+export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number, derived: D1PreparedStatement[] = []): Promise<D1Result[] | null> {
   const stillThere = "EXISTS (SELECT 1 FROM apps WHERE id = ?1 AND current_version = ?12 AND status != 'deleted')";
   const insert = env.DB.prepare(
     `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE ${stillThere}`,
@@ -122,8 +146,9 @@ export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, 
   const advance = env.DB.prepare(
     "UPDATE apps SET current_version = ?2, last_activity_at = ?3 WHERE id = ?1 AND current_version = ?4 AND status != 'deleted'",
   ).bind(version.appId, version.version, version.createdAt, expectedVersion);
-  const [inserted, moved] = await env.DB.batch([insert, advance]);
-  return inserted.meta.changes === 1 && moved.meta.changes === 1;
+  const results = await env.DB.batch([insert, ...derived, advance]);
+  const [inserted, moved] = [results[0], results[results.length - 1]];
+  return inserted.meta.changes === 1 && moved.meta.changes === 1 ? results.slice(1, -1) : null;
 }
 
 export interface ListAppsQuery {

@@ -5,7 +5,7 @@
  * returns), found by the receive route by id and secret, listed for the owner with their
  * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
  */
-import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { config } from "../../config";
 import { db } from "../../db/client";
 import { ingestDeliveries, ingestHooks } from "../../db/ingest-schema";
@@ -13,7 +13,7 @@ import { RelayError } from "../../errors";
 import { constantTimeEqual, newId, nowIso, randomHex } from "../../auth/tokens";
 import type { CompiledManifest, IngestRule } from "../../manifest";
 import { apps } from "../../db/apps-schema";
-import type { AppRow } from "../../db/apps";
+import type { AppRow, DeployGuard } from "../../db/apps";
 
 export type HookRow = typeof ingestHooks.$inferSelect;
 
@@ -29,30 +29,34 @@ export function hookUrl(env: object, hook: Pick<HookRow, "id" | "urlSecret">): s
   return `${config(env).apiOrigin}/v1/ingest/${hook.id}/${hook.urlSecret}`;
 }
 
-function ruleFields(rule: IngestRule) {
-  return {
-    ruleJson: JSON.stringify(rule), collection: rule.collection, mode: rule.mode, wake: rule.wake, handshake: rule.handshake,
-    verifyScheme: rule.verify?.scheme ?? null, disabledAt: null,
-  };
+/** A rule's columns, in the order the upsert below lists them. */
+function ruleValues(rule: IngestRule): unknown[] {
+  return [JSON.stringify(rule), rule.collection, rule.mode, rule.wake ? 1 : 0, rule.handshake, rule.verify?.scheme ?? null];
 }
 
+const RULE_COLUMNS = ["rule_json", "collection", "mode", "wake", "handshake", "verify_scheme"];
+
 /**
- * Makes the app's hooks match a deployed manifest: each rule's hook created or updated
- * (enabled, rule fields refreshed), every other hook of the app disabled with its rule
- * fields cleared. Idempotent, so a deploy retried after a failure converges.
+ * The statements that make the app's hooks match a deployed manifest, each carrying
+ * `guard` so they ride in the deploy's own D1 batch (src/db/apps.ts DeployGuard): each
+ * rule's hook created (a new id and URL secret) or updated (enabled, rule fields
+ * refreshed, its URL kept), every other hook of the app disabled with its rule fields
+ * cleared (and back with its URL when its rule returns). Idempotent.
  */
-export async function syncHooks(env: Env, appId: string, manifest: CompiledManifest): Promise<void> {
+export function hookSyncStatements(env: Env, appId: string, manifest: CompiledManifest, guard: DeployGuard): D1PreparedStatement[] {
   const now = nowIso();
-  const d = db(env);
-  const names = manifest.ingest.map((rule) => rule.name);
-  for (const rule of manifest.ingest) {
-    await d.insert(ingestHooks).values({ id: newId("ih_"), appId, name: rule.name, urlSecret: newUrlSecret(), createdAt: now, ...ruleFields(rule) })
-      .onConflictDoUpdate({ target: [ingestHooks.appId, ingestHooks.name], set: ruleFields(rule) });
-  }
-  const gone = names.length ? and(eq(ingestHooks.appId, appId), notInArray(ingestHooks.name, names)) : eq(ingestHooks.appId, appId);
-  await d.update(ingestHooks).set({
-    ruleJson: null, collection: null, mode: null, wake: null, handshake: null, verifyScheme: null, disabledAt: sql`coalesce(${ingestHooks.disabledAt}, ${now})`,
-  }).where(gone);
+  const refreshed = [...RULE_COLUMNS.map((column) => `${column} = excluded.${column}`), "disabled_at = NULL"].join(", ");
+  const upserts = manifest.ingest.map((rule) => env.DB.prepare(
+    `INSERT INTO ingest_hooks (id, app_id, name, url_secret, created_at, ${RULE_COLUMNS.join(", ")}, disabled_at) ` +
+    `SELECT ?, ?, ?, ?, ?, ${RULE_COLUMNS.map(() => "?").join(", ")}, NULL WHERE ${guard.condition} ` +
+    `ON CONFLICT (app_id, name) DO UPDATE SET ${refreshed}`,
+  ).bind(newId("ih_"), appId, rule.name, newUrlSecret(), now, ...ruleValues(rule), ...guard.binds));
+  const cleared = RULE_COLUMNS.map((column) => `${column} = NULL`).join(", ");
+  const disable = env.DB.prepare(
+    `UPDATE ingest_hooks SET ${cleared}, disabled_at = coalesce(disabled_at, ?) ` +
+    `WHERE app_id = ? AND name NOT IN (SELECT value FROM json_each(?)) AND ${guard.condition}`,
+  ).bind(now, appId, JSON.stringify(manifest.ingest.map((rule) => rule.name)), ...guard.binds);
+  return [...upserts, disable];
 }
 
 /**

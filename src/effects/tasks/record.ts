@@ -8,14 +8,14 @@
  * as `capped`, never claimable, so the owner can see what was held back.
  * Redeploying discards the queued tasks of rules the new manifest no longer has.
  */
-import { and, eq, inArray, notInArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { db } from "../../db/client";
 import { apps } from "../../db/apps-schema";
-import { agentTasks } from "../../db/tasks-schema";
 import { liveManifest } from "../../apps/members";
 import { newId } from "../../auth/tokens";
 import type { EffectChange } from "../../../durable-objects/app-store/contract";
 import type { CompiledManifest } from "../../manifest";
+import type { DeployGuard } from "../../db/apps";
 import { taskSettings } from "./settings";
 import { recordFlow } from "../../account/usage";
 
@@ -65,13 +65,14 @@ export async function recordTask(env: Env, appId: string, source: string, ruleId
 }
 
 /**
- * After a redeploy: queued tasks of rules the live manifest no longer has (removed, or a
- * prompt edited into a new identity) are discarded. Leased ones finish as they are.
+ * On a redeploy: the statement that discards the queued tasks of rules the new manifest
+ * no longer has (removed, or a prompt edited into a new identity), carrying `guard` so it
+ * rides in the redeploy's own D1 batch (src/db/apps.ts DeployGuard). Leased ones finish
+ * as they are.
  */
-export async function discardStaleTasks(env: Env, appId: string, manifest: CompiledManifest, now = Date.now()): Promise<number> {
-  const live = manifest.agentTasks.map((rule) => rule.id);
-  const rows = await db(env).update(agentTasks).set({ status: "discarded", finishedAt: now, updatedAt: now })
-    .where(and(eq(agentTasks.appId, appId), eq(agentTasks.status, "queued"), live.length ? notInArray(agentTasks.ruleId, live) : undefined))
-    .returning({ id: agentTasks.id });
-  return rows.length;
+export function discardStaleTasksStatement(env: Env, appId: string, manifest: CompiledManifest, guard: DeployGuard, now = Date.now()): D1PreparedStatement {
+  return env.DB.prepare(
+    "UPDATE agent_tasks SET status = 'discarded', finished_at = ?, updated_at = ? " +
+    `WHERE app_id = ? AND status = 'queued' AND rule_id NOT IN (SELECT value FROM json_each(?)) AND ${guard.condition}`,
+  ).bind(now, now, appId, JSON.stringify(manifest.agentTasks.map((rule) => rule.id)), ...guard.binds);
 }

@@ -9,6 +9,7 @@ import { db } from "../../db/client";
 import { webhookSecrets } from "../../db/effects-schema";
 import { RelayError } from "../../errors";
 import { nowIso } from "../../auth/tokens";
+import type { DeployGuard } from "../../db/apps";
 
 export const GRACE_DEFAULT_SECONDS = 3600;
 export const GRACE_MAX_SECONDS = 86_400;
@@ -18,11 +19,20 @@ function newSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
 }
 
-/** Mints the app's secret unless it has one; answers the secret when minted now, else null. */
-export async function mintWebhookSecret(env: Env, appId: string): Promise<string | null> {
-  const secret = newSecret();
-  const inserted = await db(env).insert(webhookSecrets).values({ appId, secret, createdAt: nowIso() }).onConflictDoNothing().returning();
-  return inserted.length > 0 ? secret : null;
+/**
+ * The statement that mints the app's secret unless it has one, carrying `guard` so it
+ * rides in the deploy's own D1 batch (src/db/apps.ts DeployGuard): the version that
+ * needs the secret never goes live without it. `mintedSecret` reads its result.
+ */
+export function mintSecretStatement(env: Env, appId: string, guard: DeployGuard): D1PreparedStatement {
+  return env.DB.prepare(
+    `INSERT INTO webhook_secrets (app_id, secret, created_at) SELECT ?, ?, ? WHERE ${guard.condition} ON CONFLICT (app_id) DO NOTHING RETURNING secret`,
+  ).bind(appId, newSecret(), nowIso(), ...guard.binds);
+}
+
+/** The secret a mintSecretStatement minted, or null when the app already had one. */
+export function mintedSecret(result: D1Result): string | null {
+  return (result.results[0] as { secret: string } | undefined)?.secret ?? null;
 }
 
 /** The app's current secret, or null when none was ever minted. */
