@@ -25,6 +25,7 @@
  * App sessions need nothing else: access is re-decided on every request, so the old
  * owner's sessions act as a member's (kept) or are refused (removed) from the next one.
  */
+import { errorLogLine } from "../db/query-errors";
 import { and, eq, exists, gt, sql } from "drizzle-orm";
 import { config } from "../config";
 import { RelayError } from "../errors";
@@ -245,7 +246,7 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
   if (from && mailProviderConfigured(env)) {
     const credentials = revoked.meta.changes;
     waitUntil((async () => mailer(env).send(transferAcceptedMail(from.email, await appName(env, app), email, transfer.keepAsMember, credentials)))()
-      .catch((err) => console.error("transfer notice not sent", err)));
+      .catch((err) => console.error("transfer notice not sent", errorLogLine(err))));
   }
   const row = (await db(env).select().from(appTransfers).where(eq(appTransfers.id, transfer.id)).limit(1))[0];
   const current = (await db(env).select().from(apps).where(eq(apps.id, app.id)).limit(1))[0];

@@ -5,6 +5,7 @@
  * isolate, and the UPDATE itself only moves a time that is older than that minute: a busy
  * app costs D1 about one write a minute, and an idle one none.
  */
+import { errorLogLine } from "../db/query-errors";
 import type { Context, MiddlewareHandler } from "hono";
 
 export const ACTIVITY_RESOLUTION_MS = 60_000;
@@ -21,7 +22,7 @@ export function noteActivity(env: { DB: D1Database }, waitUntil: (work: Promise<
   const staleBefore = new Date(now - ACTIVITY_RESOLUTION_MS).toISOString();
   waitUntil(env.DB.prepare("UPDATE apps SET last_activity_at = ?2 WHERE id = ?1 AND last_activity_at < ?3 AND status = 'active'")
     .bind(appId, at, staleBefore).run()
-    .catch((err: unknown) => console.error("recording app activity failed", appId, err)));
+    .catch((err: unknown) => console.error("recording app activity failed", appId, errorLogLine(err))));
 }
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);

@@ -13,6 +13,7 @@
  * with, so the reconnect is what sees the member gone or their new roles. App sessions are
  * not revoked by a role change (WIRE §2.5); each request re-reads the roles.
  */
+import { errorLogLine } from "../db/query-errors";
 import { config } from "../config";
 import { RelayError } from "../errors";
 import type { AppRow } from "../db/apps";
@@ -180,7 +181,7 @@ export async function addByEmail(env: Env, app: AppRow, input: AddInput, waitUnt
     const member = await findMember(env, app.id, human.id);
     // A courtesy notice, within the owner's daily mail cap; the membership stands whether or not it is sent.
     if (created && mailProviderConfigured(env) && (await mayMailNotice(env, app.ownerHumanId))) {
-      waitUntil(mailer(env).send(memberAddedMail(email, name, appUrl(config(env), app.slug))).catch((err) => console.error("member notice not sent", err)));
+      waitUntil(mailer(env).send(memberAddedMail(email, name, appUrl(config(env), app.slug))).catch((err) => console.error("member notice not sent", errorLogLine(err))));
     }
     return { kind: "member", member: memberView(member!), created };
   }

@@ -10,6 +10,7 @@
  * colours) with a lighter band. A card stored because rendering failed is retried later
  * (see docs/operating.md).
  */
+import { errorLogLine } from "../db/query-errors";
 import { liveManifest } from "./live-manifest";
 import type { AppRow } from "../db/apps";
 import { GLYPH_HEIGHT, GLYPH_WIDTH, GLYPHS } from "./card-font";
@@ -108,7 +109,7 @@ async function drawPicture(env: Env, app: AppRow, size: ScreenshotSize): Promise
     try {
       return { bytes: await renderLive(env, binding, app, size), kind: "render" };
     } catch (err) {
-      console.warn(`screenshot of ${app.id}: rendering failed, drawing the card (${err instanceof Error ? err.message : String(err)})`);
+      console.warn(`screenshot of ${app.id}: rendering failed, drawing the card (${errorLogLine(err)})`);
     }
   }
   const manifest = await liveManifest(env, app);

@@ -13,6 +13,7 @@
  * re-checked anyway, so an AppStore that cannot be reached does not undo or fail it: the
  * failure is logged and the socket ends at its next reconnect instead.
  */
+import { errorLogLine } from "../db/query-errors";
 import type { SocketSelector } from "../../durable-objects/app-store/contract";
 import { appStore } from "./store";
 import { appIdsOfOwner } from "../db/apps";
@@ -24,7 +25,7 @@ async function closeOrLog(env: Env, appId: string, why: string, only?: SocketSel
   try {
     await appStore(env, appId).closeWatchers("reconnect", only);
   } catch (err) {
-    console.error(`${why}: open feed sockets of app ${appId} not closed`, err);
+    console.error(`${why}: open feed sockets of app ${appId} not closed`, errorLogLine(err));
   }
 }
 

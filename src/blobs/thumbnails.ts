@@ -8,6 +8,7 @@
  * made once, kept in R2 beside its source (`attachments/<id>/w<width>`), served from
  * there afterwards, never metered, and deleted with the source (deleteStoredBytes).
  */
+import { errorLogLine } from "../db/query-errors";
 import { config } from "../config";
 import { objectKey, type AttachmentRow } from "./attachments";
 import { transformImage } from "./image-binding";
@@ -49,7 +50,7 @@ export async function thumbnailFor(env: Env, row: AttachmentRow, requested: numb
     await env.BLOBS.put(key, bytes, { httpMetadata: { contentType } });
     return { bytes, mime: contentType, width };
   } catch (err) {
-    console.warn("thumbnail failed; serving the original", row.id, width, err instanceof Error ? err.message : String(err));
+    console.warn("thumbnail failed; serving the original", row.id, width, errorLogLine(err));
     return null;
   }
 }

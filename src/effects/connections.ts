@@ -8,6 +8,7 @@
  * It also resolves a rule's relative url against the connection's captured instance base
  * (WIRE §6.1: an oauth2 connection with `instanceField`), when the rule fires.
  */
+import { errorLogLine } from "../db/query-errors";
 import { getConnection } from "../db/connections";
 import { hostAllowed } from "../connections/allowed-host";
 import { sealedPlace, unseal } from "../connections/sealing";
@@ -45,7 +46,7 @@ export async function connectionHeader(env: Env, appId: string, name: string, ta
     if (!access.ok) return { ok: false, error: access.error };
     return { ok: true, name: row.headerName, value: `${row.authScheme ?? "Bearer"} ${access.token}` };
   } catch (err) {
-    console.error("connection header failed", err);
+    console.error("connection header failed", errorLogLine(err));
     return { ok: false, error: `connection "${name}" could not be read on the relay's side` };
   }
 }
@@ -79,7 +80,7 @@ export async function instanceTarget(env: Env, appId: string, name: string | nul
     if (resolved.origin !== base.origin) return { failedWith: `the relative url ${path} leaves connection "${name}"'s instance` };
     return { url: resolved.href };
   } catch (err) {
-    console.error("connection instance lookup failed", err);
+    console.error("connection instance lookup failed", errorLogLine(err));
     return { failedWith: `connection "${name}" could not be read on the relay's side` };
   }
 }

@@ -12,6 +12,7 @@
  * the owner's task workers are woken (tasks/wake.ts). Entries written while the app was
  * in migration mode are recorded silent (src/apps/migration-mode.ts).
  */
+import { errorLogLine } from "../db/query-errors";
 import type { EffectChange, OutboxEntryView, OutboxPointer } from "../../durable-objects/app-store/contract";
 import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
@@ -52,7 +53,7 @@ async function recordEntry(
     case "agentTasks": {
       const recorded = await recordTask(env, pointer.app_id, pointer.outbox_id, entry.rule_id, change);
       // Waking is a hint (polling is the floor): a failure never retries the entry.
-      if (recorded.queued) await wakeOwner(env, recorded.ownerHumanId, pointer.app_id).catch((err) => console.error(`agent tasks: the workers of app ${pointer.app_id} could not be woken`, err));
+      if (recorded.queued) await wakeOwner(env, recorded.ownerHumanId, pointer.app_id).catch((err) => console.error(`agent tasks: the workers of app ${pointer.app_id} could not be woken`, errorLogLine(err)));
       return null;
     }
   }
@@ -86,7 +87,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   try {
     entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
   } catch (err) {
-    console.error(`effects: the outbox of app ${appId} could not be read`, err);
+    console.error(`effects: the outbox of app ${appId} could not be read`, errorLogLine(err));
     for (const item of items) retryLater(item.message);
     return attemptsStarted;
   }
@@ -95,7 +96,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
     const oldest = [...entries.values()].reduce((min, entry) => (entry.created_at < min ? entry.created_at : min), new Date().toISOString());
     silent = await silentWrites(env, appId, oldest);
   } catch (err) {
-    console.error(`effects: the migration mode of app ${appId} could not be read`, err);
+    console.error(`effects: the migration mode of app ${appId} could not be read`, errorLogLine(err));
     for (const item of items) retryLater(item.message);
     return attemptsStarted;
   }
@@ -118,7 +119,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       settled.push(entry.entry_id);
       recorded.push(message);
     } catch (err) {
-      console.error(`effects: outbox entry ${pointer.outbox_id} could not be recorded`, err);
+      console.error(`effects: outbox entry ${pointer.outbox_id} could not be recorded`, errorLogLine(err));
       retryLater(message);
     }
   }));
@@ -134,7 +135,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
         recorded.push(hooks[index].message);
       }
     } catch (err) {
-      console.error(`effects: the webhook deliveries of app ${appId} could not be recorded`, err);
+      console.error(`effects: the webhook deliveries of app ${appId} could not be recorded`, errorLogLine(err));
       for (const hook of hooks) retryLater(hook.message);
     }
   }
@@ -142,14 +143,14 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
     await appStore(env, appId).settleOutbox(settled);
   } catch (err) {
     // The records exist (made once per entry); the pointers come back and find them.
-    console.error(`effects: the outbox of app ${appId} could not be settled`, err);
+    console.error(`effects: the outbox of app ${appId} could not be settled`, errorLogLine(err));
   }
   for (const message of recorded) message.ack();
   return attemptsStarted;
 }
 
 function attemptFailed(delivery: DeliveryRow): (err: unknown) => void {
-  return (err) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, err);
+  return (err) => console.error(`webhooks: delivery ${delivery.id} could not be attempted`, errorLogLine(err));
 }
 
 /** The batch's due retries: read and claimed together, each message acknowledged once its delivery's step is done, retried otherwise. */
@@ -159,7 +160,7 @@ async function runAttemptMessages(env: Env, attempts: Array<{ message: Message<u
   try {
     steps = await runDeliveries(env, attempts.map((attempt) => attempt.deliveryId), Date.now(), run);
   } catch (err) {
-    console.error("webhooks: the batch's due attempts could not be read or claimed", err);
+    console.error("webhooks: the batch's due attempts could not be read or claimed", errorLogLine(err));
     for (const { message } of attempts) retryLater(message);
     return;
   }
@@ -169,7 +170,7 @@ async function runAttemptMessages(env: Env, attempts: Array<{ message: Message<u
       await step;
       message.ack();
     } catch (err) {
-      console.error(`webhooks: delivery ${deliveryId} could not be attempted`, err);
+      console.error(`webhooks: delivery ${deliveryId} could not be attempted`, errorLogLine(err));
       retryLater(message);
     }
   }));
@@ -206,7 +207,7 @@ export async function consumeEffects(batch: MessageBatch<unknown>, env: Env): Pr
         await runDigest(env, key);
         message.ack();
       } catch (err) {
-        console.error(`notify: the digest of ${key.recipient} in app ${key.appId} could not be sent`, err);
+        console.error(`notify: the digest of ${key.recipient} in app ${key.appId} could not be sent`, errorLogLine(err));
         retryLater(message);
       }
     }),

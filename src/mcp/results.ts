@@ -5,6 +5,7 @@
  * `report` sentence when the relay itself failed), `{ error: "invalid_args", message }`
  * for a tool's own argument check, `{ error: "internal", message }` for anything else.
  */
+import { errorLogLine } from "../db/query-errors";
 import { catalogue, RelayError } from "../errors";
 import { RelayCallError, type RelayFailure } from "./relay-call";
 
@@ -42,7 +43,7 @@ export function failed(err: unknown): ToolResult {
     const entry = catalogue[err.code];
     return failure(relayShape({ code: err.code, status: entry.status, message: err.message, hint: entry.hint, retryable: entry.retryable, ...(err.details ? { details: err.details } : {}) }));
   }
-  console.error("mcp tool failed", err);
+  console.error("mcp tool failed", errorLogLine(err));
   return failure({ error: "internal", message: err instanceof Error ? err.message : String(err) });
 }
 

@@ -7,6 +7,7 @@
  * is never read here, so it cannot end up in the archive: members and their addresses,
  * credentials, grant links, connections, webhook and inbound-hook secrets, share tokens.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { RelayError } from "../../errors";
 import { getVersion, type AppRow, type AssetEntry } from "../../db/apps";
 import { getBlob } from "../../blobs/store";
@@ -147,7 +148,7 @@ function streamOf(chunks: AsyncGenerator<Uint8Array>, appId: string): ReadableSt
         if (next.done) controller.close();
         else if (next.value.byteLength > 0) controller.enqueue(next.value);
       } catch (err) {
-        console.error(`export of app ${appId} failed midway`, err);
+        console.error(`export of app ${appId} failed midway`, errorLogLine(err));
         controller.error(err);
       }
     },

@@ -10,6 +10,7 @@
  * of that fails, the half-made app is purged: an import leaves a whole app or none. If the
  * relay dies midway, the import's lease (lease.ts) lapses and the cron purges the app.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { storeAttachment } from "../../blobs/attachments";
@@ -164,7 +165,7 @@ async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchiv
     const counts = await fill(env, actor, app, staged, archive, lease);
     return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
   } catch (err) {
-    await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, cleanup));
+    await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, errorLogLine(cleanup)));
     throw err;
   }
 }

@@ -10,6 +10,7 @@
  * than CLAIM_STALE_MS is taken over by the next delivery with its value, and the row is
  * written at the claimed delivery's id, so a write that did land is found, not repeated.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { and, eq } from "drizzle-orm";
 import { db } from "../../db/client";
 import { ingestDeliveries } from "../../db/ingest-schema";
@@ -125,6 +126,6 @@ export async function deliver(env: Env, input: DeliveryInput, now = Date.now()):
   if (!written.ok) return failed(written.error);
   const accepted: DeliveryOutcome = { deliveryId: entry.id, status: "accepted", rowKey: written.value.row.key, error: null };
   if (!input.defer) return finish(env, input, entry, accepted, value, now);
-  input.defer(finish(env, input, entry, accepted, value, now).catch((err) => console.error(`ingest: journal entry ${entry.id} not written`, err)));
+  input.defer(finish(env, input, entry, accepted, value, now).catch((err) => console.error(`ingest: journal entry ${entry.id} not written`, errorLogLine(err))));
   return accepted;
 }

@@ -23,6 +23,7 @@
  *    NOTIFY_SEND_MAX_ATTEMPTS sends; then, or for any other failure, record `failed` with
  *    the reason. A failed send never reaches back to the write that fired it.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { and, eq, lt, min } from "drizzle-orm";
 import { config } from "../../config";
 import { db } from "../../db/client";
@@ -188,7 +189,7 @@ export async function runDigest(env: Env, key: DigestKey, options: { now?: numbe
     try {
       await scheduleDigest(env, key, delay);
     } catch (err) {
-      console.error(`notify: the retry of ${key.recipient}'s digest in app ${key.appId} could not be scheduled; the sweep sends it`, err);
+      console.error(`notify: the retry of ${key.recipient}'s digest in app ${key.appId} could not be scheduled; the sweep sends it`, errorLogLine(err));
     }
     return;
   }
@@ -213,7 +214,7 @@ export async function runOverdueDigests(env: Env, now = Date.now(), batch = 50):
     try {
       await runDigest(env, { appId: key.appId, channel: key.channel, recipient: key.recipient }, { now });
     } catch (err) {
-      console.error(`notify: the overdue digest of ${key.recipient} in app ${key.appId} could not be sent`, err);
+      console.error(`notify: the overdue digest of ${key.recipient} in app ${key.appId} could not be sent`, errorLogLine(err));
     }
   }
   return overdue.length;

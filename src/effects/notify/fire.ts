@@ -14,6 +14,7 @@
  * Channels whose operator gate is off (NOTIFY_INAPP_ENABLED, NOTIFY_PUSH_ENABLED) and the
  * submitter without NOTIFY_EXTERNAL_ENABLED are left out at fire time too.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { config } from "../../config";
@@ -145,7 +146,7 @@ export async function recordNotifications(env: Env, appId: string, source: strin
       await scheduleDigest(env, { appId, channel: item.channel, recipient: item.recipient }, item.dueAt - now);
     } catch (err) {
       // The notifications are held; the sweep sends digests whose message never came.
-      console.error(`notify: the digest of ${item.recipient} in app ${appId} could not be scheduled`, err);
+      console.error(`notify: the digest of ${item.recipient} in app ${appId} could not be scheduled`, errorLogLine(err));
     }
   }
   return recorded.length;

@@ -5,6 +5,7 @@
  * with access as a member, the owner included; each address gets one mail however the
  * targets overlap. A mail that cannot be sent is logged and the rest still go.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { config } from "../../config";
 import { getHuman } from "../../db/humans";
 import type { AppRow } from "../../db/apps";
@@ -64,7 +65,7 @@ export async function sendReminder(
       await mailer(env).send(reminderMail(to, action, data, appName, link));
       sent += 1;
     } catch (err) {
-      console.error(`schedules: the reminder of app ${app.id} to one recipient could not be sent`, err);
+      console.error(`schedules: the reminder of app ${app.id} to one recipient could not be sent`, errorLogLine(err));
     }
   }
   return sent;

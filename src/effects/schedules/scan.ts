@@ -10,6 +10,7 @@
  * per day, and nothing at all while `SCHEDULES_ENABLED` is off. An app in migration mode
  * is not scanned until the mode ends (src/apps/migration-mode.ts).
  */
+import { errorLogLine } from "../../db/query-errors";
 import type { RowView } from "../../../durable-objects/app-store/contract";
 import { config } from "../../config";
 import { liveManifest } from "../../apps/members";
@@ -40,7 +41,7 @@ export async function runSchedules(env: Env, now = Date.now()): Promise<number> 
       scanned += 1;
     } catch (err) {
       // Left unfinished: a sweep after the lease scans the app again, and what fired already does not fire twice.
-      console.error(`schedules: the scan of app ${due.app.id} for ${due.day} failed`, err);
+      console.error(`schedules: the scan of app ${due.app.id} for ${due.day} failed`, errorLogLine(err));
     }
   }
   await pruneLedger(env, now);
@@ -89,6 +90,6 @@ async function scanApp(env: Env, { app, zone, day }: DueScan): Promise<void> {
   // First attempts go out together; retries follow the webhook schedule through the queue.
   const attempts = await Promise.allSettled(deliveries.map((id) => runDelivery(env, id)));
   for (const attempt of attempts) {
-    if (attempt.status === "rejected") console.error(`schedules: a delivery of app ${app.id} could not be attempted`, attempt.reason);
+    if (attempt.status === "rejected") console.error(`schedules: a delivery of app ${app.id} could not be attempted`, errorLogLine(attempt.reason));
   }
 }

@@ -17,6 +17,7 @@
  *   requests in flight, and the writes of their outcomes (each attempt's row and its
  *   delivery's new state in one transaction, many attempts' in one batch).
  */
+import { errorLogLine } from "../../db/query-errors";
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import { config } from "../../config";
 import { db, type Db } from "../../db/client";
@@ -240,7 +241,7 @@ export async function runOverdueDeliveries(env: Env, now = Date.now(), batch = 5
     try {
       await runDelivery(env, id, now, run);
     } catch (err) {
-      console.error(`webhooks: overdue delivery ${id} could not be run`, err);
+      console.error(`webhooks: overdue delivery ${id} could not be run`, errorLogLine(err));
     }
   }
   return overdue.length;

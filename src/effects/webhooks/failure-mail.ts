@@ -3,6 +3,7 @@
  * window (`WEBHOOKS_FAILURE_NOTIFY_WINDOW_SECONDS`), however many deliveries of that rule
  * fail inside it. A mail that cannot be sent is logged; it never changes the journal.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { and, eq, lt, or } from "drizzle-orm";
 import { config } from "../../config";
 import { db } from "../../db/client";
@@ -30,6 +31,6 @@ export async function mailOwnerOfFailure(env: Env, delivery: DeliveryRow, reason
     if (!app || !owner) return;
     await mailer(env).send(webhookFailedMail(owner.email, app.slug, delivery, reason, config(env).apiOrigin));
   } catch (err) {
-    console.error(`webhooks: could not mail the owner of app ${delivery.appId} about delivery ${delivery.id}`, err);
+    console.error(`webhooks: could not mail the owner of app ${delivery.appId} about delivery ${delivery.id}`, errorLogLine(err));
   }
 }

@@ -6,6 +6,7 @@
  * serving domain. Anything else is left to the API app (its 404). The host comes from the
  * URL, as everywhere (in development a `Host` header picks it).
  */
+import { errorLogLine } from "../../db/query-errors";
 import { config } from "../../config";
 import { domainForHost, markDomainActive } from "../../apps/domains";
 import { appUrl } from "../../apps/urls";
@@ -22,7 +23,7 @@ export async function routeCustomHost(request: Request, env: Env, ctx: Execution
   if (bound.redirectTo !== null) {
     return { kind: "redirect", response: new Response(null, { status: 301, headers: { Location: `${url.protocol}//${bound.redirectTo}${url.pathname}${url.search}` } }) };
   }
-  if (!bound.firstRequestAt) ctx.waitUntil(markDomainActive(env, bound.domain).catch((err) => console.error(`domains: ${bound.domain} could not be marked active`, err)));
+  if (!bound.firstRequestAt) ctx.waitUntil(markDomainActive(env, bound.domain).catch((err) => console.error(`domains: ${bound.domain} could not be marked active`, errorLogLine(err))));
   const origin = new URL(appUrl(cfg, bound.slug)).origin;
   return { kind: "serve", request: new Request(`${origin}${url.pathname}${url.search}`, request) };
 }

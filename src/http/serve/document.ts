@@ -7,6 +7,7 @@
  * does not open the app answers 401 so the shell can show its gate. Each document served
  * counts a page view (src/apps/analytics.ts), except the screenshot renderer's.
  */
+import { errorLogLine } from "../../db/query-errors";
 import { RelayError } from "../../errors";
 import { getBlob } from "../../blobs/store";
 import { ServeRefusal, type ServeContext } from "./context";
@@ -27,7 +28,7 @@ function countView(c: ServeContext): void {
     appId: served.app.id, appOrigin: served.origin, address: c.req.header("cf-connecting-ip") ?? "", userAgent: c.req.header("user-agent") ?? "",
     country: typeof cf?.country === "string" ? cf.country : "", referrer: c.req.header("referer") ?? null,
   };
-  c.executionCtx.waitUntil(recordPageView(c.env, view).catch((err) => console.error(`analytics: a view of app ${view.appId} was not counted`, err)));
+  c.executionCtx.waitUntil(recordPageView(c.env, view).catch((err) => console.error(`analytics: a view of app ${view.appId} was not counted`, errorLogLine(err))));
 }
 
 export async function serveDocument(c: ServeContext): Promise<Response> {

@@ -10,6 +10,7 @@
  * sign that browser in. Every failure after the browser left redirects to the sign-in
  * page with the catalogue code in `error`, and no session.
  */
+import { errorLogLine } from "../../db/query-errors";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -79,7 +80,7 @@ export function idpAuthRoutes(app: Hono<AppEnv>): void {
       start = await beginIdpSignIn(settings, callbackUrl(cfg.apiOrigin), returnTo, cfg.development);
     } catch (err) {
       if (!isProviderUnreachable(err)) throw err;
-      console.warn("identity provider unavailable", err.message);
+      console.warn("identity provider unavailable", errorLogLine(err));
       return failed(c, "auth_provider_unavailable", returnTo);
     }
     await saveIdpAttempt(c.env, start.attempt);

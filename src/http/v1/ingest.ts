@@ -11,6 +11,7 @@
  *
  * GET with `?challenge=` is the other handshake form (spec A; CONTRACT §6).
  */
+import { errorLogLine } from "../../db/query-errors";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { defineRoute } from "../routes";
@@ -97,7 +98,7 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
       defer: (work) => c.executionCtx.waitUntil(work),
     });
     c.executionCtx.waitUntil(recordFlow(c.env, { humanId: target.ownerHumanId, appId: target.id, metric: "ingest_deliveries" })
-      .catch((err) => console.error(`ingest: usage of app ${target.id} not recorded`, err)));
+      .catch((err) => console.error(`ingest: usage of app ${target.id} not recorded`, errorLogLine(err))));
     if (outcome.status === "accepted") {
       noteActivity(c.env, (work) => c.executionCtx.waitUntil(work), target.id);
       await afterAcceptedDelivery(c.env, target, hook);

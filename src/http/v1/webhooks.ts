@@ -3,6 +3,7 @@
  * replay) and the signing secret's rotation. The owner or its agents only; storage and
  * behaviour live in src/effects/webhooks/.
  */
+import { errorLogLine } from "../../db/query-errors";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { defineRoute } from "../routes";
@@ -45,7 +46,7 @@ export function webhookRoutes(app: Hono<AppEnv>): void {
   }, async (c) => {
     const target = requireLive(await ownedApp(c, c.req.param("id")!));
     const replay = await replayDelivery(c.env, target, c.req.param("deliveryId")!);
-    c.executionCtx.waitUntil(runDelivery(c.env, replay.id).catch((err) => console.error(`webhooks: replay ${replay.id} could not be attempted`, err)));
+    c.executionCtx.waitUntil(runDelivery(c.env, replay.id).catch((err) => console.error(`webhooks: replay ${replay.id} could not be attempted`, errorLogLine(err))));
     return c.json({ delivery: viewDelivery(replay) });
   });
 
