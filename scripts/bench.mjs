@@ -48,7 +48,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { freePort, startRelay } from "./relay-process.mjs";
+import { applyMigrations, freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { serverCpu } from "./bench-cpu.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
@@ -701,16 +701,20 @@ async function main() {
   console.log("starting the relay and the baseline (wrangler dev, same node_modules, loopback)…");
   const relayPort = await freePort();
   const inspectorPort = PROFILE ? await freePort() : 0;
+  const relayState = tempDir("relay");
+  const migrating = performance.now();
+  applyMigrations(relayState, { stdio: "ignore" });
+  const migrations = (performance.now() - migrating) / 1000;
   const relaySpawned = performance.now();
   const relay = { ...await startRelay({
-    port: relayPort, inspectorPort, persistTo: tempDir("relay"), stdio: "pipe",
+    port: relayPort, inspectorPort, persistTo: relayState, stdio: "pipe", migrate: false,
     // A profile names functions only when the bundle keeps them (the figures then come from
     // the unminified Worker too, which the profile run says).
     minify: !PROFILE,
     // The per-app quotas would stop a benchmark long before it measures anything.
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000", MAX_BLOBS_PER_ACCOUNT_BYTES: "100000000000" },
   }), inspectorPort };
-  const starts = { relay: (performance.now() - relaySpawned) / 1000, baseline: 0 };
+  const starts = { relay: (performance.now() - relaySpawned) / 1000, baseline: 0, migrations };
   cleanups.push(relay.stop);
   const receiver = await startHookReceiver();
   cleanups.push(() => { void receiver.close(); });

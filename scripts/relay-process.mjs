@@ -98,11 +98,12 @@ function configWithBrowser() {
  * relay runs without the binding and screenshots are brand cards.
  *
  * `minify: false` serves the Worker unminified, so a CPU profile names our functions.
+ * `migrate: false` skips applying the D1 migrations (the caller has, and timed it apart).
  */
-export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true, minify = true } = {}) {
+export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true, minify = true, migrate = true } = {}) {
   port ??= await freePort();
   persistTo ??= path.join(root, ".wrangler", "state");
-  applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
+  if (migrate) applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
   const varArgs = Object.entries(developmentVars(port, vars)).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const browserConfig = browser && prepareLocalBrowser() ? configWithBrowser() : null;
   const configArgs = browserConfig ? ["--config", browserConfig] : [];
