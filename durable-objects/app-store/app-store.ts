@@ -158,8 +158,9 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
       void this.due.dueBy("flush", Date.now() + OUTBOX_FLUSH_DELAY_MS);
       this.ctx.waitUntil(this.eagerFlush.request());
     }
-    // Every thousandth entry, make sure the sweep will come to prune the feed; a soft delete
-    // leaves a tombstone the sweep must drop once the restore window closes.
+    // Every thousandth entry, make sure the sweep will come (the feed trims itself as it
+    // grows, feed.ts, but past days' write budgets wait for the sweep); a soft delete leaves
+    // a tombstone the sweep must drop once the restore window closes.
     if (entries.some(({ entry }) => entry.seq % 1000 === 0 || (entry.op === "delete" && !entry.purged))) void this.sweepWithin();
   }
 

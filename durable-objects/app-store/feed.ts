@@ -50,6 +50,13 @@ export interface HeldEntry {
 /** How many entries the feed keeps; older ones are pruned and raise the floor. */
 export const FEED_KEEP = 10_000;
 
+/**
+ * Every this many entries, the write that appends one trims the feed back to FEED_KEEP, so
+ * it never holds more than FEED_KEEP + FEED_TRIM_EVERY entries. The hourly sweep alone
+ * let a busy app's feed grow by an hour of writes (200,000 entries at the soak's rate).
+ */
+export const FEED_TRIM_EVERY = 1_000;
+
 function held(row: StoredEntry): HeldEntry {
   const entry: FeedEntry = {
     seq: row.seq, op: row.op, collection_name: row.collection, row_key: row.key, row_version: row.version,
@@ -75,6 +82,7 @@ export function appendFeed(
     `INSERT INTO _svc_feed (op, collection, key, version, data, author_kind, author_id, ts, prev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     e.op, e.collection, e.key, e.version, data, e.author.kind, e.author.id, e.ts, e.purged ? null : prev,
   ).one();
+  if (seq % FEED_TRIM_EVERY === 0) pruneFeed(sql);
   // The entry is built from what was just written (only `seq` is the table's): no read back.
   return held({ seq, op: e.op, collection: e.collection, key: e.key, version: e.version, data, author_kind: e.author.kind, author_id: e.author.id, ts: e.ts, prev });
 }
@@ -119,7 +127,10 @@ export function resyncRequired(since: number, page: { floor: number; head: numbe
   return new RelayError("resync_required", message, { since, floor: page.floor, head: page.head });
 }
 
-/** Drops entries beyond FEED_KEEP; returns true when the floor moved (watchers must resync). */
+/**
+ * Drops entries beyond `keep`; returns true when the floor moved. A caught-up reader is
+ * past the new floor; one still paging from below it gets resync_required on its next page.
+ */
 export function pruneFeed(sql: SqlStorage, keep = FEED_KEEP): boolean {
   const head = headSeq(sql);
   const floor = head - keep;

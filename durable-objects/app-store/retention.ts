@@ -114,11 +114,22 @@ function dropExpired(sql: SqlStorage, now: number): number {
 }
 
 /**
- * Hard-deletes every row over its collection's bounds and drops expired tombstones;
- * returns how many live rows were pruned (watchers must resync: rows left their lists).
+ * Drops the anonymous write budgets (`_svc_anon_budget`, one counter per collection, caller
+ * and UTC day) of days before `now`'s: only today's are ever read, and without this the
+ * table kept one row per anonymous caller and day for good.
+ */
+export function dropSpentBudgets(sql: SqlStorage, now: number): void {
+  sql.exec("DELETE FROM _svc_anon_budget WHERE day < ?", new Date(now).toISOString().slice(0, 10));
+}
+
+/**
+ * Hard-deletes every row over its collection's bounds, drops expired tombstones and past
+ * days' write budgets; returns how many live rows were pruned (watchers must resync: rows
+ * left their lists).
  */
 export function sweep(manifest: CompiledManifest, sql: SqlStorage, maxRowsPerApp: number, now = Date.now()): number {
   dropExpired(sql, now);
+  dropSpentBudgets(sql, now);
   let pruned = 0;
   for (const collection of Object.keys(manifest.collections)) {
     const rids = prunableRids(sql, collection, effectiveOf(manifest, sql, collection, maxRowsPerApp), now);

@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { callWith, expectError, json } from "../../../test/worker/helpers";
 import { FEED_KEYS, ISO, setup, type Ctx, type FeedPage, type Row } from "../../../test/worker/rows/fixtures";
 import { waitFor } from "../../../test/support/wait";
-import { pruneFeed } from "../feed";
+import { appendFeed, feedFloor, pruneFeed, FEED_KEEP, FEED_TRIM_EVERY } from "../feed";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -254,6 +254,29 @@ describe("retention floor", () => {
     await expectError(await ctx.agentCall(ctx.feedPath("since=3")), 410, "resync_required");
     const page = await ctx.feed("since=4");
     expect(page.entries.map((e) => e.seq)).toEqual([5, 6]);
+  });
+
+  it("is trimmed as it grows, not only by the sweep: it never holds more than FEED_KEEP + FEED_TRIM_EVERY entries", async () => {
+    const ctx = await setup();
+    const total = FEED_KEEP + 2 * FEED_TRIM_EVERY + 10;
+    const grown = await ctx.sql((sql) => {
+      const count = () => Number(sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_feed").one().n);
+      let most = 0;
+      for (let i = 1; i <= total; i++) {
+        appendFeed(sql, { op: "create", collection: "free", key: `k${i}`, version: 1, data: `{"i":${i}}`, author: { kind: "agent", id: ctx.agent.agent_id }, ts: new Date().toISOString() });
+        // Just before a trim is where the feed is largest.
+        if (i % FEED_TRIM_EVERY === FEED_TRIM_EVERY - 1) most = Math.max(most, count());
+      }
+      return { most, size: count(), floor: feedFloor(sql) };
+    });
+    expect(grown.most).toBeLessThanOrEqual(FEED_KEEP + FEED_TRIM_EVERY);
+    // The last trim, at seq FEED_KEEP + 2 * FEED_TRIM_EVERY, kept FEED_KEEP entries; ten came after it.
+    expect(grown.floor).toBe(2 * FEED_TRIM_EVERY);
+    expect(grown.size).toBe(FEED_KEEP + 10);
+    // Readers see the trim as the sweep's: below the floor resyncs, above it reads on.
+    await expectError(await ctx.agentCall(ctx.feedPath(`since=${grown.floor - 1}`)), 410, "resync_required");
+    const row = await ctx.create("free", { i: total + 1 });
+    expect((await ctx.feed(`since=${total}`)).entries.map((e) => [e.seq, e.row_key])).toEqual([[total + 1, row.key]]);
   });
 });
 
