@@ -6,13 +6,23 @@
 // long-poll returns and the resident memory of the relay's workerd processes, so whether
 // latency and memory stay flat from the first minute to the last can be read off; the
 // last line sets the final minute beside the first. docs/performance.md, "Soak".
+// The relay runs from a copy of the last commit (soak-snapshot.mjs); memory is split per
+// runtime process and, with SOAK_INSPECT=1, the isolate's JS heap is read too
+// (soak-probe.mjs); SOAK_TARGET=baseline drives the bare baseline Worker the same way,
+// for the runtime's own share (soak-targets.mjs).
 //
-//   SOAK_MINUTES=3 node scripts/soak.mjs
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+//   SOAK_MINUTES=3 SOAK_INSPECT=1 node scripts/soak.mjs
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
-import { freePort, startRelay } from "./relay-process.mjs";
+import { freePort } from "./relay-process.mjs";
+import { openInspector, rssText, storageMiB, workerdRss } from "./soak-probe.mjs";
+import { exitCodeInSnapshot } from "./soak-snapshot.mjs";
+import { baselineTarget, loopbackLookup, relayTarget } from "./soak-targets.mjs";
+
+const snapshotExit = await exitCodeInSnapshot(import.meta.url);
+if (snapshotExit !== null) process.exit(snapshotExit);
 
 /** A setting from the environment: a positive number, else `fallback`. */
 function positive(name, fallback) {
@@ -26,50 +36,13 @@ const READERS = positive("SOAK_READERS", 2);
 const SOCKETS = positive("SOAK_SOCKETS", 20);
 const LONG_POLLS = positive("SOAK_LONG_POLLS", 4);
 const DEPLOY_EVERY_S = positive("SOAK_DEPLOY_EVERY_S", 30);
+/** `SOAK_INSPECT=1`: also read the relay isolate's JS heap each minute through the runtime's inspector. */
+const INSPECT = process.env.SOAK_INSPECT === "1";
 /** Live rows kept: each create past this many deletes the oldest. */
 const WINDOW = 1000;
-const LOOPBACK = "127.0.0.1";
-
-const manifest = {
-  $defs: { Item: { type: "object", properties: { n: { type: "integer" }, text: { type: "string", maxLength: 200 } }, required: ["n"] } },
-  "x-service-manifest": {
-    app: { name: "Soak" },
-    collections: { items: { schema: { $ref: "#/$defs/Item" }, read: ["owner"], write: ["owner"], delete: ["owner"] } },
-  },
-};
-
-// ---- the client: fetch (keep-alive) to the relay on loopback ----
-async function send(port, method, pathName, { headers = {}, json } = {}) {
-  const res = await fetch(`http://localhost:${port}${pathName}`, {
-    method, redirect: "manual", signal: AbortSignal.timeout(60_000),
-    headers: { ...(json === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-function answered(res, status, what) {
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${res.text.slice(0, 300)}`);
-  return JSON.parse(res.text || "{}");
-}
-
-/** A claimed agent through the development outbox, and one app. */
-async function setUp(port) {
-  const ip = "198.18.7.1";
-  const email = `soak-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const plain = { "cf-connecting-ip": ip };
-  answered(await send(port, "POST", "/v1/auth/request-link", { headers: plain, json: { email } }), 200, "sign-in link");
-  const mail = answered(await send(port, "GET", `/__dev/mail?to=${encodeURIComponent(email)}`, { headers: plain }), 200, "outbox");
-  const link = new URL(/https?:\/\/\S+\/v1\/auth\/verify\?token=\S+/.exec(mail.messages?.[0]?.text ?? "")?.[0] ?? "http://x/none");
-  const verified = await send(port, "GET", link.pathname + link.search, { headers: plain });
-  const cookie = verified.headers.getSetCookie().map((c) => c.split(";")[0]).find((c) => c.startsWith("relay_session="));
-  if (!cookie) throw new Error("signing in set no session cookie");
-  const { code } = answered(await send(port, "POST", "/v1/self/claim-codes", { headers: { ...plain, cookie, origin: `http://localhost:${port}` } }), 201, "claim code");
-  const { api_key: key } = answered(await send(port, "POST", "/v1/register", { headers: plain, json: { name: "soak" } }), 201, "register");
-  const auth = { ...plain, authorization: `Bearer ${key}` };
-  answered(await send(port, "POST", "/v1/agents/claim", { headers: auth, json: { code } }), 200, "claim");
-  const app = answered(await send(port, "POST", "/v1/apps", { headers: auth, json: { html: "<p>soak 0</p>", manifest } }), 201, "deploy");
-  return { auth, appId: app.app_id, slug: app.slug };
-}
+const TARGETS = { relay: relayTarget, baseline: baselineTarget };
+const target = TARGETS[process.env.SOAK_TARGET?.trim() || "relay"];
+if (!target) throw new Error(`SOAK_TARGET must be one of ${Object.keys(TARGETS).join(", ")}`);
 
 // ---- measurements, one bucket a minute ----
 const started = Date.now();
@@ -94,55 +67,30 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
-/** Resident memory (MiB) of the workerd processes under the relay's process. */
-function workerdRssMiB(rootPid) {
-  const parents = new Map();
-  const names = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
-    } catch { /* gone */ }
-  }
-  const under = (pid) => {
-    for (let p = pid, hops = 0; p > 1 && hops < 20; p = parents.get(p) ?? 0, hops++) if (p === rootPid) return true;
-    return false;
-  };
-  let kib = 0;
-  for (const [pid, name] of names) {
-    if (name !== "workerd" || !under(pid)) continue;
-    try {
-      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-    } catch { /* gone */ }
-  }
-  return kib / 1024;
-}
-
 const ms = (v) => (Number.isFinite(v) ? v.toFixed(0).padStart(5) : "  n/a");
-function closeMinute(index, rootPid) {
+/** What the relay is measured by besides latency: its processes, the isolate's heap (when inspected) and its files. */
+let probe = { rootPid: 0, persistTo: "", inspector: null };
+async function closeMinute(index) {
   const b = bucket;
   bucket = freshBucket();
-  const row = { minute: index, rss: workerdRssMiB(rootPid), ...b };
+  const heap = probe.inspector ? await probe.inspector.heap() : null;
+  const row = { minute: index, rss: workerdRss(probe.rootPid), heap, storage: storageMiB(probe.persistTo), ...b };
   minutes.push(row);
   const part = (kind) => `${kind} ${String(b.latencies[kind].length).padStart(5)} p50 ${ms(percentile(b.latencies[kind], 50))} p99 ${ms(percentile(b.latencies[kind], 99))}`;
-  console.log(`min ${String(index).padStart(2)} | ${part("write")} | ${part("read")} | ${part("deploy")} | long-polls ${b.longPolls} | frames ${b.frames} | errors ${b.errors} | workerd RSS ${row.rss.toFixed(0)} MiB`);
+  const heapText = heap ? ` | JS heap ${heap.used.toFixed(0)}/${heap.total.toFixed(0)} MiB` : "";
+  console.log(`min ${String(index).padStart(2)} | ${part("write")} | ${part("read")} | ${part("deploy")} | long-polls ${b.longPolls} | frames ${b.frames} | errors ${b.errors} | ${rssText(row.rss)}${heapText} | files ${row.storage.toFixed(0)} MiB`);
 }
 
 // ---- traffic ----
 async function main() {
   const persistTo = mkdtempSync(path.join(tmpdir(), "relay-soak-"));
   const port = await freePort();
-  const relay = await startRelay({
-    port, persistTo, stdio: "pipe", browser: false,
-    vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000" },
-  });
+  const inspectorPort = INSPECT ? await freePort() : 0;
+  const server = await target.start({ port, persistTo, inspectorPort });
   let stopping = false;
   const stopAll = () => {
     stopping = true;
-    relay.stop();
+    server.stop();
     rmSync(persistTo, { recursive: true, force: true });
   };
   // Bounded whatever happens: a hard stop a few minutes past the planned end.
@@ -155,10 +103,11 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { stopAll(); process.exit(130); });
 
   try {
-    const { auth, appId, slug } = await setUp(port);
-    const rowsPath = `/v1/apps/${appId}/collections/items`;
-    console.log(`soak: relay on ${LOOPBACK}:${port} (pid ${relay.child.pid}), app ${slug}; ${MINUTES} min, ${WRITERS} writers, ${READERS} readers, ${SOCKETS} sockets, ${LONG_POLLS} long-polls, a redeploy every ${DEPLOY_EVERY_S} s`);
-    console.log(`min  0 | workerd RSS ${workerdRssMiB(relay.child.pid).toFixed(0)} MiB before traffic`);
+    const ctx = await target.setUp(port);
+    console.log(`soak: ${target.name} on ${port} (pid ${server.pid}${ctx.slug ? `, app ${ctx.slug}` : ""}); ${MINUTES} min, ${WRITERS} writers, ${READERS} readers, ${SOCKETS} sockets, ${target.longPoll ? LONG_POLLS : 0} long-polls, ${target.deploy ? `a redeploy every ${DEPLOY_EVERY_S} s` : "no redeploys"}`);
+    probe = { rootPid: server.pid, persistTo, inspector: INSPECT ? await openInspector(inspectorPort).catch((err) => { console.error(`soak: no inspector (${err.message})`); return null; }) : null };
+    const before = probe.inspector ? await probe.inspector.heap() : null;
+    console.log(`min  0 | ${rssText(workerdRss(server.pid))} before traffic${before ? ` | JS heap ${before.used.toFixed(0)}/${before.total.toFixed(0)} MiB` : ""}`);
     const endAt = Date.now() + MINUTES * 60_000;
     const going = () => !stopping && Date.now() < endAt;
     let created = 0;
@@ -166,21 +115,21 @@ async function main() {
     const writer = async () => {
       while (going()) {
         const n = created++;
-        await timed("write", () => send(port, "POST", rowsPath, { headers: auth, json: { key: `w-${n}`, data: { n, text: `row ${n}` } } }));
-        if (n >= WINDOW) await timed("write", () => send(port, "DELETE", `${rowsPath}/w-${n - WINDOW}`, { headers: auth }));
+        await timed("write", () => target.create(ctx, n));
+        if (target.remove && n >= WINDOW) await timed("write", () => target.remove(ctx, n - WINDOW));
       }
     };
     const reader = async () => {
       while (going()) {
-        await timed("read", () => send(port, "GET", `${rowsPath}?limit=50`, { headers: auth }));
-        await timed("read", () => send(port, "GET", `${rowsPath}/w-${Math.max(0, created - 10)}`, { headers: auth }).then((res) => (res.status === 404 ? { status: 200 } : res)));
+        await timed("read", () => target.list(ctx));
+        await timed("read", () => target.one(ctx, Math.max(0, created - 10)));
       }
     };
     const longPoll = async () => {
       let cursor = 0;
       while (going()) {
         try {
-          const res = await send(port, "GET", `/v1/apps/${appId}/feed?since=${cursor}&limit=500&wait=20`, { headers: auth });
+          const res = await target.longPoll(ctx, cursor);
           if (res.status !== 200) { bucket.errors += 1; continue; }
           cursor = JSON.parse(res.text).cursor ?? cursor;
           bucket.longPolls += 1;
@@ -195,14 +144,13 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, Math.min(DEPLOY_EVERY_S * 1000, Math.max(0, endAt - Date.now()))));
         if (!going()) return;
         version += 1;
-        await timed("deploy", () => send(port, "POST", `/v1/apps/${appId}/versions`, { headers: auth, json: { html: `<p>soak ${version}</p>` } }));
+        await timed("deploy", () => target.deploy(ctx, version));
       }
     };
     const sockets = [];
     const openSocket = () => {
-      const ws = new WebSocket(`ws://${slug}.localhost:${port}/_svc/ws`, ["service.v1", `service.agentkey.${auth.authorization.slice(7)}`], {
-        lookup: (_host, options, callback) => (options?.all ? callback(null, [{ address: LOOPBACK, family: 4 }]) : callback(null, LOOPBACK, 4)),
-      });
+      const { url, protocols } = target.socket(ctx);
+      const ws = new WebSocket(url, protocols, { lookup: loopbackLookup });
       let cursor = 0;
       ws.on("message", (raw) => {
         const frame = JSON.parse(String(raw));
@@ -212,26 +160,29 @@ async function main() {
         if (frame.entry?.seq) cursor = Math.max(cursor, frame.entry.seq);
       });
       ws.on("error", () => { bucket.errors += 1; });
-      // A socket the relay closed (a redeploy may ask watchers to reconnect) is opened again.
+      // A socket the server closed (a redeploy may ask watchers to reconnect) is opened again.
       ws.on("close", () => { if (going()) setTimeout(openSocket, 500); });
       sockets.push(ws);
     };
     for (let i = 0; i < SOCKETS; i++) openSocket();
 
     let minute = 0;
-    const ticker = setInterval(() => closeMinute(++minute, relay.child.pid), 60_000);
+    let closing = Promise.resolve();
+    const ticker = setInterval(() => { closing = closeMinute(++minute); }, 60_000);
     await Promise.all([
       ...Array.from({ length: WRITERS }, writer), ...Array.from({ length: READERS }, reader),
-      ...Array.from({ length: LONG_POLLS }, longPoll), deployer(),
+      ...(target.longPoll ? Array.from({ length: LONG_POLLS }, longPoll) : []), ...(target.deploy ? [deployer()] : []),
     ]);
     clearInterval(ticker);
-    if (minutes.length < Math.floor(MINUTES)) closeMinute(++minute, relay.child.pid);
+    await closing;
+    if (minutes.length < Math.max(1, Math.floor(MINUTES))) await closeMinute(++minute);
+    probe.inspector?.close();
     for (const ws of sockets) ws.terminate();
 
     const first = minutes[0];
     const last = minutes[minutes.length - 1];
     const ratio = (kind, p) => (percentile(last.latencies[kind], p) / percentile(first.latencies[kind], p)).toFixed(2);
-    console.log(`soak: ${created} creates; last minute against the first: write p50 ×${ratio("write", 50)} p99 ×${ratio("write", 99)}, read p50 ×${ratio("read", 50)} p99 ×${ratio("read", 99)}; workerd RSS ${first.rss.toFixed(0)} → ${last.rss.toFixed(0)} MiB; errors ${minutes.reduce((sum, m) => sum + m.errors, 0)}`);
+    console.log(`soak: ${created} creates; last minute against the first: write p50 ×${ratio("write", 50)} p99 ×${ratio("write", 99)}, read p50 ×${ratio("read", 50)} p99 ×${ratio("read", 99)}; workerd RSS ${first.rss.total.toFixed(0)} → ${last.rss.total.toFixed(0)} MiB; errors ${minutes.reduce((sum, m) => sum + m.errors, 0)}`);
   } finally {
     clearTimeout(hardStop);
     stopAll();
