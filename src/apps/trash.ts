@@ -21,6 +21,7 @@ import { deleteAppMembers } from "../db/members";
 import { deleteAppAccountData } from "../account/app-data";
 import { deleteAppNotifications } from "../effects/notify/retention";
 import { deleteAppHooks } from "../effects/ingest/hooks";
+import { deleteAppWebhookSecret } from "../effects/webhooks/secret";
 import { purgeAppAttachments } from "../blobs/attachments";
 
 export const TRASH_DAYS = 30;
@@ -76,13 +77,14 @@ export async function purgeApp(env: Env, appId: string): Promise<void> {
   await deleteAppAccountData(env, appId);
   await deleteAppNotifications(env, appId);
   await deleteAppHooks(env, appId);
+  await deleteAppWebhookSecret(env, appId);
   await purgeAppAttachments(env, appId);
   await deleteAppOperations(env, appId);
   await deleteAppRecord(env, appId);
 }
 
 /** The app's own D1 rows, its versions and itself, in one batch. */
-export async function deleteAppRecord(env: Env, appId: string): Promise<void> {
+async function deleteAppRecord(env: Env, appId: string): Promise<void> {
   const d = db(env);
   await d.batch([d.delete(appVersions).where(eq(appVersions.appId, appId)), d.delete(apps).where(eq(apps.id, appId))]);
 }

@@ -35,6 +35,11 @@ export function mintedSecret(result: D1Result): string | null {
   return (result.results[0] as { secret: string } | undefined)?.secret ?? null;
 }
 
+/** A purge: the app's secret (current and previous) is gone with it. */
+export async function deleteAppWebhookSecret(env: Env, appId: string): Promise<void> {
+  await db(env).delete(webhookSecrets).where(eq(webhookSecrets.appId, appId));
+}
+
 /** The app's current secret, or null when none was ever minted. */
 export async function webhookSecretOf(env: Env, appId: string): Promise<string | null> {
   return (await secretRowOf(env, appId))?.secret ?? null;

@@ -82,4 +82,15 @@ describe("redeploy follow-ups: no live version without its derived state", { tim
     expect(result.refused).toBeGreaterThan(0);
     expect(result.wholeAfterRefusal).toBe(0);
   });
+
+  it("a purge takes the app's derived state with it: no hook or webhook secret outlives it (a create undone after its starter rows are refused is purged too)", async () => {
+    const human = await signIn();
+    const key = (await claimedAgent(human)).api_key;
+    const created = await json<{ app_id: string; webhook_secret?: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: ingestManifest(v2Hooks, v2Webhooks) } }), 201);
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    expect(await derived(created.app_id)).toMatchObject({ version: 1, secrets: 1 });
+    await json(await call(`/v1/apps/${created.app_id}`, { key, method: "DELETE" }), 200);
+    await json(await call(`/v1/apps/${created.app_id}/purge`, { key, method: "POST", json: {} }), 200);
+    expect(await derived(created.app_id)).toEqual({ version: null, versions: 0, hooks: [], secrets: 0 });
+  });
 });
