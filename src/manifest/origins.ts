@@ -18,7 +18,13 @@ export const CAPABILITIES = [
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** A public DNS name: at least two labels, no IP literal, no all-digit top-level label. */
+/**
+ * A public DNS name: at least two labels, no IP literal, no all-digit top-level label, and
+ * none the outbound guard refuses (src/effects/ssrf.ts: `*.local`, `*.internal`,
+ * `*.home.arpa`, `*.localdomain`, reverse-DNS and cloud metadata names). One judgement for
+ * every origin a manifest names: a page's `externalHosts` and `embeds` would point the
+ * visitor's browser at their own network, as a webhook would point the relay at its own.
+ */
 function checkDnsName(host: string, path: string, code: ErrorCode): void {
   if (host.length > 253) fail(code, path, "host name is too long");
   if (host.startsWith("[") || host.includes(":")) fail(code, path, "IP literals are not allowed; use a DNS name");
@@ -30,6 +36,8 @@ function checkDnsName(host: string, path: string, code: ErrorCode): void {
   for (const label of labels) {
     if (!LABEL.test(label)) fail(code, path, `"${host}" is not a valid DNS name (ASCII letters, digits and -; punycode for other scripts)`);
   }
+  const refusal = refusedTarget(`https://${host}/`, { development: false });
+  if (refusal !== null) fail(code, path, `must be a public host: ${refusal}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 // externalHosts, embeds, embedAncestors, capabilities and the CSP lists built from them.
-import { describe, expect } from "vitest";
-import { manifest, table, X } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { parseManifest } from "../../../src/manifest";
+import { errorOf, manifest, table, X } from "./helpers";
 
 const EH = `${X}.externalHosts`;
 const EM = `${X}.embeds`;
@@ -35,7 +36,26 @@ describe("externalHosts", () => {
     { name: "duplicate after normalising", input: hosts(["https://api.example.com", "https://API.example.com"]), code: "external_host_invalid", path: `${EH}[1]` },
     { name: "the app's own origin", input: hosts(["https://notes.apps.example"]), context: { appOrigin: "https://notes.apps.example" }, code: "external_host_invalid", path: `${EH}[0]` },
     { name: "a wildcard over the app's own origin", input: hosts(["https://*.apps.example"]), context: { appOrigin: "https://notes.apps.example" }, code: "external_host_invalid", path: `${EH}[0]` },
+    // Names the outbound guard refuses (src/effects/ssrf.ts) are not public hosts here either.
+    ...[
+      ["a .local name", "https://printer.local"],
+      ["a wildcard over .internal", "https://*.corp.internal"],
+      ["an .internal name", "https://db.internal"],
+      ["a .home.arpa name", "https://router.home.arpa"],
+      ["the .home.arpa zone itself", "https://*.home.arpa"],
+      ["a .localdomain name", "https://box.localdomain"],
+      ["a reverse-DNS name", "https://1.0.0.10.in-addr.arpa"],
+      ["a metadata name", "https://metadata.google.internal"],
+      ["another cloud's metadata name", "https://metadata.azure.com"],
+      ["a private IPv4 literal", "https://10.0.0.1"],
+      ["a mapped IPv6 literal", "https://[::ffff:7f00:1]"],
+    ].map(([name, host]) => ({ name, input: hosts(["https://api.example.com", host]), code: "external_host_invalid" as const, path: `${EH}[1]` })),
   ]);
+  it("a non-public name is refused with the guard's reason and the entry's path", () => {
+    const err = errorOf(() => parseManifest(hosts(["https://*.corp.internal"])));
+    expect(err.message).toContain("must be a public host: the target is a non-routable host");
+    expect(err.details?.path).toBe(`${EH}[0]`);
+  });
 });
 
 describe("embeds", () => {
@@ -47,6 +67,8 @@ describe("embeds", () => {
     { name: "http", input: embeds(["http://www.youtube.com"]), code: "embed_invalid", path: `${EM}[0]` },
     { name: "a path", input: embeds(["https://www.youtube.com/embed"]), code: "embed_invalid", path: `${EM}[0]` },
     { name: "duplicate", input: embeds(["https://www.youtube.com", "https://www.youtube.com"]), code: "embed_invalid", path: `${EM}[1]` },
+    { name: "a .local name", input: embeds(["https://nas.local"]), code: "embed_invalid", path: `${EM}[0]` },
+    { name: "a metadata name", input: embeds(["https://metadata.goog"]), code: "embed_invalid", path: `${EM}[0]` },
   ]);
 });
 
@@ -59,6 +81,7 @@ describe("embedAncestors", () => {
     { name: "a path", input: anc(["https://partner.example.com/page"]), code: "embed_invalid", path: `${EA}[0]` },
     { name: "userinfo", input: anc(["https://me@partner.example.com"]), code: "embed_invalid", path: `${EA}[0]` },
     { name: "duplicate", input: anc(["https://partner.example.com", "https://partner.example.com/"]), code: "embed_invalid", path: `${EA}[1]` },
+    { name: "an .internal name", input: anc(["https://partner.example.com", "https://intranet.corp.internal:8443"]), code: "embed_invalid", path: `${EA}[1]` },
     { name: "over MAX_EMBEDS", input: anc(["https://a.example.com", "https://b.example.com"]), limits: { MAX_EMBEDS: 1 }, code: "too_many_embeds", path: EA },
   ]);
 });
