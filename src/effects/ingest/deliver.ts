@@ -9,6 +9,10 @@
  * Nothing is lost when the relay dies mid-delivery: a claim left `processing` for longer
  * than CLAIM_STALE_MS is taken over by the next delivery with its value, and the row is
  * written at the claimed delivery's id, so a write that did land is found, not repeated.
+ * A backfilled body takes over a `processing` claim at once, stale or not: it is the
+ * owner re-sending after an interrupted call, who must not be told that a body the dead
+ * relay never wrote is a duplicate; if the holder is alive after all, both writes land
+ * on the one row at its id.
  */
 import { errorLogLine } from "../../db/query-errors";
 import { and, eq } from "drizzle-orm";
@@ -62,8 +66,9 @@ export interface DeliveryInput {
 type Claim = { id: string; claimed: boolean };
 
 /**
- * Claims the dedupe value for a new delivery, or takes over a stale claim of it; null
- * when an accepted or in-flight delivery holds it (the caller journals a duplicate).
+ * Claims the dedupe value for a new delivery, or takes over a stale claim of it (any
+ * `processing` claim, for a backfill); null when an accepted or in-flight delivery holds
+ * it (the caller journals a duplicate).
  */
 async function claim(env: Env, input: DeliveryInput, value: string, now: number): Promise<Claim | null> {
   const d = db(env);
@@ -75,7 +80,8 @@ async function claim(env: Env, input: DeliveryInput, value: string, now: number)
   }).onConflictDoNothing().returning({ id: ingestDeliveries.id });
   if (inserted.length) return { id, claimed: true };
   const holder = (await d.select().from(ingestDeliveries).where(and(eq(ingestDeliveries.hookId, input.hook.id), eq(ingestDeliveries.dedupeValue, value))).limit(1))[0];
-  if (!holder || holder.status !== "processing" || holder.claimedAt > now - CLAIM_STALE_MS) return null;
+  if (!holder || holder.status !== "processing") return null;
+  if (input.source !== "backfill" && holder.claimedAt > now - CLAIM_STALE_MS) return null;
   const taken = await d.update(ingestDeliveries).set({ claimedAt: now, payload: input.rawBody, source: input.source })
     .where(and(eq(ingestDeliveries.id, holder.id), eq(ingestDeliveries.status, "processing"), eq(ingestDeliveries.claimedAt, holder.claimedAt)))
     .returning({ id: ingestDeliveries.id });

@@ -1,13 +1,14 @@
 // Backfill, the journal and replay (WIRE §2.7; spec A notes 19–21; CONTRACT §6): both body
 // forms with per-body outcomes; no brake, no signature and no wake; a re-run after a
 // partial backfill writes each body once (dedupe), and a delivery a dead relay left
-// `processing` is taken over without writing twice; the journal lists by hook and status,
+// `processing` is taken over without writing twice (by a backfill at once, by a live
+// delivery once the claim is stale); the journal lists by hook and status,
 // a replay runs the stored body through the current rule bypassing dedupe, and the sweep
 // prunes by age and per-app cap.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, expectError, json } from "../helpers";
-import { deployIngest, post, type DeliveryView } from "./fixtures";
+import { deployIngest, pathOf, post, type DeliveryView } from "./fixtures";
 import { pruneIngestJournal } from "../../../src/effects/ingest/journal";
 import { CLAIM_STALE_MS } from "../../../src/effects/ingest/deliver";
 
@@ -49,10 +50,36 @@ describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
     const rows = await t.rows();
     expect(rows.map((row) => row.data.title).sort()).toEqual(bodies.map((b) => b.title).sort());
     expect(rows.find((row) => row.data.title === "t4")!.key).toBe(claimed.id);
-    // A claim that is still fresh is someone else's delivery in flight: a duplicate.
-    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(claimed.id, Date.now()).run();
-    expect((await json<Result>(await call(path, { key: t.key, json: [bodies[4]] }), 200)).outcomes).toEqual(["dropped_duplicate"]);
-    expect(await t.rows()).toHaveLength(10);
+  });
+
+  it("a backfill re-sent right after a crash takes over a claim still processing: a body the dead relay never wrote is written, one it wrote is not written twice; a live delivery still counts a fresh claim as in flight", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "n" }]);
+    const path = `/v1/apps/${t.appId}/ingest-hooks/h/backfill`;
+    const hook = await t.hook("h");
+    // The dead relay claimed body 0 a moment ago and died before writing it: a fresh claim, no row.
+    const unwritten = { n: 0, title: "never written" };
+    const claimId = "ind_crashedclaim0000000";
+    await env.DB.prepare(
+      "INSERT INTO ingest_deliveries (id, app_id, hook_id, hook_name, source, status, dedupe_key, dedupe_value, payload, created_at, claimed_at) VALUES (?1, ?2, ?3, 'h', 'backfill', 'processing', 'n', '0', ?4, ?5, ?6)",
+    ).bind(claimId, t.appId, pathOf(hook.url).split("/")[3], JSON.stringify(unwritten), new Date().toISOString(), Date.now()).run();
+    // A live delivery with its value still takes the fresh claim for one in flight.
+    await json(await post(hook.url, unwritten), 200);
+    expect((await t.deliveries("?status=dropped_duplicate")).map((d) => d.payload)).toEqual([unwritten]);
+    expect(await t.rows()).toEqual([]);
+    // The owner's re-send writes it at once, at the claim's id.
+    expect((await json<Result>(await call(path, { key: t.key, json: [unwritten] }), 200)).outcomes).toEqual(["accepted"]);
+    expect((await t.rows()).map((row) => [row.key, row.data.title])).toEqual([[claimId, "never written"]]);
+
+    // The dead relay wrote body 1's row but not its journal entry: the re-send finds the row.
+    const written = { n: 1, title: "written" };
+    await json(await call(path, { key: t.key, json: [written] }), 200);
+    const entry = (await t.deliveries("?status=accepted")).find((d) => (d.payload as { n: number }).n === 1)!;
+    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(entry.id, Date.now()).run();
+    expect((await json<Result>(await call(path, { key: t.key, json: [written, unwritten] }), 200)).outcomes).toEqual(["accepted", "dropped_duplicate"]);
+    const rows = await t.rows();
+    expect(rows.map((row) => row.key).sort()).toEqual([claimId, entry.id].sort());
+    expect(rows.every((row) => row.version === 1)).toBe(true);
+    expect((await json<Result>(await call(path, { key: t.key, json: [written] }), 200)).outcomes).toEqual(["dropped_duplicate"]);
   });
 
   it("the journal filters by hook and status; replay bypasses dedupe and uses the current rule; a disabled hook cannot replay", async () => {
