@@ -5,7 +5,7 @@
 //   1. once the first of v2's large assets shows up in the relay's local R2 files (bytes
 //      being stored, nothing recorded yet);
 //   2. once the app's detail reports version 2 but the deploy has not answered yet (the
-//      version recorded, the follow-up steps — the store told, the hooks synced — under way),
+//      version recorded with its hooks in one batch, the store being told),
 //      or, if the deploy answers first, right after it.
 // After each restart the app serves exactly one version: the page, the asset, the manifest
 // in its detail and its inbound hooks all agree with the current version (v1 or v2, never
