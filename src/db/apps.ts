@@ -3,7 +3,7 @@
  * live version, and the immutable version records. Every lookup is scoped to an owner, so
  * another owner's app is indistinguishable from a missing one (`app_not_found`).
  */
-import { and, desc, eq, lt, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, lt, notLike, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db } from "./client";
 import { apps, appVersions } from "./apps-schema";
 import { nowIso } from "../auth/tokens";
@@ -42,13 +42,27 @@ export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: 
   return (await db(env).select().from(apps).where(ownedAppCondition(ownerHumanId, idOrSlug)).limit(1))[0];
 }
 
-/** The ids of every app the human owns, whatever its status. */
+/** The ids of every app the human (or the import, see importOwner) owns, whatever its status. */
 export async function appIdsOfOwner(env: Env, ownerHumanId: string): Promise<string[]> {
   return (await db(env).select({ id: apps.id }).from(apps).where(eq(apps.ownerHumanId, ownerHumanId))).map((r) => r.id);
 }
 
+/**
+ * While an archive import fills a new app (src/apps/archive), the import owns it, not a
+ * person: its owner is `import:<import id>`, which no human id can be. Every owner-scoped
+ * lookup, list and count misses it, so a half-made app is never shown nor counted; when it
+ * is whole the import hands it to its person in one statement (handOverImportedApp).
+ */
+const IMPORT_OWNER_PREFIX = "import:";
+
+export function importOwner(importId: string): string {
+  return `${IMPORT_OWNER_PREFIX}${importId}`;
+}
+
+/** The app at this slug, unless an import still owns it (its pages are not served until it is whole). */
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
-  return (await db(env).select().from(apps).where(eq(apps.slug, slug)).limit(1))[0];
+  return (await db(env).select().from(apps)
+    .where(and(eq(apps.slug, slug), notLike(apps.ownerHumanId, `${IMPORT_OWNER_PREFIX}%`))).limit(1))[0];
 }
 
 export async function slugExists(env: Env, slug: string): Promise<boolean> {
@@ -128,6 +142,20 @@ export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLi
   ).bind(app.id, status, app.ownerHumanId, maxLiveApps).run();
   if (row.meta.changes !== 1) return undefined;
   return (await db(env).select().from(apps).where(eq(apps.id, app.id)).limit(1))[0];
+}
+
+/**
+ * Gives an imported app, whole now, from its import to the person who imported it, only
+ * while that person has fewer than `maxLiveApps` live apps (counted in the same
+ * statement, so the cap holds against concurrent creates and imports). It becomes
+ * visible at that instant, first in its person's list. False when at the cap or when the
+ * import no longer owns the app (the sweep undid it).
+ */
+export async function handOverImportedApp(env: Env, appId: string, fromImport: string, toHumanId: string, maxLiveApps: number): Promise<boolean> {
+  const moved = await env.DB.prepare(
+    `UPDATE apps SET owner_human_id = ?3, last_activity_at = ?4 WHERE id = ?1 AND owner_human_id = ?2 AND ${LIVE_APPS_OF} < ?5`,
+  ).bind(appId, fromImport, toHumanId, nowIso(), maxLiveApps).run();
+  return moved.meta.changes === 1;
 }
 
 /**

@@ -6,16 +6,20 @@
  * is created through the ordinary deploy (new id and slug, the same manifest, document,
  * assets and visibility), its timezone set, the referenced attachments stored anew through
  * the upload pipeline, the rows written with their keys, versions and stamps (attachment
- * references rewritten to the new copies' ids) and the retention overrides applied. If any
- * of that fails, the half-made app is purged: an import leaves a whole app or none. If the
- * relay dies midway, the import's lease (lease.ts) lapses and the cron purges the app.
+ * references rewritten to the new copies' ids) and the retention overrides applied. Until
+ * then the import owns the app, not the person (src/db/apps.ts, importOwner): it is in no
+ * list, its id answers app_not_found, its pages are not served, and it does not count
+ * against the person's app cap; the import hands it over, whole, in one statement that
+ * checks the cap. If any of that fails, the half-made app is purged: an import leaves a
+ * whole app or none. If the relay dies midway, the import's lease (lease.ts) lapses and
+ * the cron purges the app; a crashed import never holds a slot a retry needs.
  */
 import { errorLogLine } from "../../db/query-errors";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { storeAttachment } from "../../blobs/attachments";
 import { mapReferences, requireAccessibleRefs } from "../../blobs/refs";
-import { findAppForOwner, type AppRow } from "../../db/apps";
+import { appIdsOfOwner, countLiveApps, findAppForOwner, handOverImportedApp, type AppRow } from "../../db/apps";
 import type { PortableRow } from "../../../durable-objects/app-store/contract";
 import { unwrap } from "../../../durable-objects/app-store/contract";
 import { createApp, type DeployActor } from "../deploy";
@@ -150,19 +154,37 @@ export async function importApp(env: Env, actor: DeployActor, body: ReadableStre
   }
 }
 
+function appCapReached(cap: number): RelayError {
+  return new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
+}
+
+/** The whole app goes from its import to its person, only if the person still has room. */
+async function handOver(env: Env, appId: string, lease: ImportLease, ownerHumanId: string, cap: number): Promise<void> {
+  if (await handOverImportedApp(env, appId, lease.owner, ownerHumanId, cap)) return;
+  if ((await appIdsOfOwner(env, lease.owner)).includes(appId)) throw appCapReached(cap);
+  // Only a step that outlasted the lease lets the sweep undo a live import.
+  throw new RelayError("internal_error", "The import stalled and was undone; send the archive again.");
+}
+
 /** From a staged archive to a whole new app, or none: a failure midway purges the half-made app. */
 async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchive, lease: ImportLease): Promise<ImportResult> {
   const archive = checkContents(staged);
+  const ownerHumanId = actor.ownerHumanId!;
+  // Refused before any work when the person has no room; the hand-over checks again.
+  const cap = config(env).limits.MAX_APPS_PER_ACCOUNT;
+  if ((await countLiveApps(env, ownerHumanId)) >= cap) throw appCapReached(cap);
   const assets = await Promise.all(archive.description.assets.map(async (asset) => ({
     path: asset.path, mime: asset.mime, bytes: await readStaged(env.BLOBS, staged, assetEntryName(asset.sha256)),
   })));
-  const created = await createApp(env, actor, { html: archive.html, manifest: archive.manifest, visibility: archive.description.app.visibility, assets });
+  const created = await createApp(env, { agentId: actor.agentId, ownerHumanId: lease.owner }, {
+    html: archive.html, manifest: archive.manifest, visibility: archive.description.app.visibility, assets,
+  });
   const answer = created.body as Record<string, unknown>;
   const appId = String(answer.app_id);
   try {
-    await lease.claimApp(appId);
-    const app = (await findAppForOwner(env, actor.ownerHumanId!, appId))!;
+    const app = (await findAppForOwner(env, lease.owner, appId))!;
     const counts = await fill(env, actor, app, staged, archive, lease);
+    await handOver(env, appId, lease, ownerHumanId, cap);
     return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
   } catch (err) {
     await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, errorLogLine(cleanup)));
