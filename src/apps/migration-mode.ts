@@ -7,7 +7,7 @@
  * before the mode ends stays silent even when the effect consumer reaches it later.
  */
 import { and, eq, gt, lte } from "drizzle-orm";
-import { db } from "../db/client";
+import { db, type Db } from "../db/client";
 import { appMigrationSpans } from "../db/operate-schema";
 
 export const MIGRATION_MODE_DEFAULT_SECONDS = 3600;
@@ -57,12 +57,21 @@ export async function setMigrationMode(
   return { app_id: appId, enabled: true, started_at: at, ends_at: endsAt };
 }
 
+/** The read of the app's spans that end after `since`; a statement, so the effect consumer can run it in a batch with its other reads. */
+export function spansEndingAfter(d: Db, appId: string, since: string) {
+  return d.select({ startedAt: appMigrationSpans.startedAt, endsAt: appMigrationSpans.endsAt }).from(appMigrationSpans)
+    .where(and(eq(appMigrationSpans.appId, appId), gt(appMigrationSpans.endsAt, since)));
+}
+
+/** A test for "was this write made in migration mode?" over spans read by spansEndingAfter (right for writes made after its `since`). */
+export function silentIn(spans: ReadonlyArray<{ startedAt: string; endsAt: string }>): (writtenAt: string) => boolean {
+  return (writtenAt) => spans.some((span) => span.startedAt <= writtenAt && writtenAt < span.endsAt);
+}
+
 /**
  * A test for "was this write made in migration mode?" over the app's spans that end after
  * `since` (one read per app, however many writes are judged).
  */
 export async function silentWrites(env: Env, appId: string, since: string): Promise<(writtenAt: string) => boolean> {
-  const spans = await db(env).select({ startedAt: appMigrationSpans.startedAt, endsAt: appMigrationSpans.endsAt }).from(appMigrationSpans)
-    .where(and(eq(appMigrationSpans.appId, appId), gt(appMigrationSpans.endsAt, since)));
-  return (writtenAt) => spans.some((span) => span.startedAt <= writtenAt && writtenAt < span.endsAt);
+  return silentIn(await spansEndingAfter(db(env), appId, since));
 }

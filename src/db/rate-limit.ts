@@ -4,7 +4,10 @@
  * (`apps/invite-mail-cap.ts`). Accurate across isolates (unlike an in-memory counter) and
  * cheap enough for routes that are called a handful of times per agent.
  */
+import { sql, type SQL } from "drizzle-orm";
 import { RelayError } from "../errors";
+import { db, type Db } from "./client";
+import { rateLimitWindows } from "./schema";
 
 export interface WindowHit {
   /** Hits in the current window, this one included. */
@@ -13,18 +16,36 @@ export interface WindowHit {
   retryAfter: number;
 }
 
+/** The start (ms) of the fixed window of `windowSeconds` that holds `now`. */
+export function windowStartOf(now: number, windowSeconds: number): number {
+  const windowMs = windowSeconds * 1000;
+  return Math.floor(now / windowMs) * windowMs;
+}
+
+/**
+ * The upsert that counts `by` hits in `bucket`'s window starting at `windowStart`,
+ * answering the hits after it; a statement, so a caller may run it inside a batch with
+ * the writes the count decides (webhooks/record.ts).
+ */
+export function countHitStatement(d: Db, bucket: string, windowStart: number, by: number) {
+  return d.insert(rateLimitWindows).values({ bucket, windowStart, hits: by })
+    .onConflictDoUpdate({ target: [rateLimitWindows.bucket, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + ${by}` } })
+    .returning({ hits: rateLimitWindows.hits });
+}
+
+/** The hits counted so far in `bucket`'s window starting at `windowStart`, as an SQL value (NULL before the first). */
+export function hitsSoFar(bucket: string, windowStart: number): SQL<number | null> {
+  return sql<number | null>`(SELECT ${rateLimitWindows.hits} FROM ${rateLimitWindows} WHERE ${rateLimitWindows.bucket} = ${bucket} AND ${rateLimitWindows.windowStart} = ${windowStart})`;
+}
+
 /**
  * Counts one hit (or `by` hits at once, as one upsert still) in `bucket`'s current fixed
  * window; `hits` then includes them all.
  */
 export async function countHit(env: { DB: D1Database }, bucket: string, windowSeconds: number, now = Date.now(), by = 1): Promise<WindowHit> {
-  const windowMs = windowSeconds * 1000;
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const row = await env.DB.prepare(
-    `INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES (?1, ?2, ?3)
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = hits + ?3 RETURNING hits`,
-  ).bind(bucket, windowStart, by).first<{ hits: number }>();
-  return { hits: row?.hits ?? 0, retryAfter: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
+  const windowStart = windowStartOf(now, windowSeconds);
+  const [row] = await countHitStatement(db(env), bucket, windowStart, by);
+  return { hits: row?.hits ?? 0, retryAfter: Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - now) / 1000)) };
 }
 
 export async function hitRateLimit(

@@ -18,12 +18,13 @@ import { appStore } from "../apps/store";
 import { readEffectMessage } from "./messages";
 import { deliveryInputForChange, firingApp, type FiringApp } from "./webhooks/fire";
 import { attemptClaimed, attemptRun, runDeliveries, runDelivery, type AttemptRun, type DeliveryRow } from "./webhooks/deliveries";
-import { createDeliveries, deliveriesBySource, type NewDelivery } from "./webhooks/record";
+import { createDeliveries, type NewDelivery } from "./webhooks/record";
 import { recordNotifications } from "./notify/fire";
 import { runDigest, type DigestKey } from "./notify/digests";
 import { recordTask } from "./tasks/record";
 import { wakeOwner } from "./tasks/wake";
 import { silentWrites } from "../apps/migration-mode";
+import { readApp, type AppReads } from "./app-reads";
 
 /** A retried message waits 2^attempts seconds, at most this. */
 const MAX_RETRY_DELAY_SECONDS = 300;
@@ -59,30 +60,19 @@ async function recordEntry(
   }
 }
 
-/** Marks a read started ahead as handled (it is awaited later, or never when the batch gave up first), and answers it. */
-function ahead<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
 /**
  * One app's pointers: read their entries in one call, record each (the webhook deliveries
- * all together, their first attempts claimed), settle what was recorded. The reads the
- * webhook entries need are started beside the outbox read, and their first attempts go
- * out as soon as they are recorded: answers those attempts, to be awaited by the caller.
+ * all together, their first attempts claimed), settle what was recorded. What the entries
+ * need from D1 is read in one batch beside the outbox read (app-reads.ts), and the first
+ * attempts go out as soon as they are recorded: answers those attempts, to be awaited by
+ * the caller.
  */
 async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Message<unknown>; pointer: OutboxPointer }>, run: AttemptRun): Promise<Array<Promise<void>>> {
   const attemptsStarted: Array<Promise<void>> = [];
-  // The app and its live manifest (looked up once for the batch's webhook entries, and not at all without any), the deliveries these entries made already, and the app's signing secrets.
-  let firing: Promise<FiringApp> | undefined;
-  let madeAlready: Promise<Map<string, DeliveryRow>> | undefined;
   const hookSources = items.filter((item) => item.pointer.kind === "webhooks").map((item) => item.pointer.outbox_id);
-  if (hookSources.length > 0) {
-    firing = ahead(firingApp(env, appId));
-    madeAlready = ahead(deliveriesBySource(env, appId, hookSources));
-    void ahead(run.secrets(appId, Date.now()));
-  }
-  const lookupOnce = () => (firing ??= firingApp(env, appId));
+  const reads = readApp(env, appId, hookSources);
+  // Awaited below unless the outbox read fails first.
+  reads.catch(() => undefined);
   let entries: Map<number, OutboxEntryView>;
   try {
     entries = new Map((await appStore(env, appId).outboxEntries(items.map((item) => item.pointer.entry_id))).map((entry) => [entry.entry_id, entry]));
@@ -91,15 +81,21 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
     for (const item of items) retryLater(item.message);
     return attemptsStarted;
   }
+  let read: AppReads;
   let silent: (writtenAt: string) => boolean;
   try {
+    read = await reads;
     const oldest = [...entries.values()].reduce((min, entry) => (entry.created_at < min ? entry.created_at : min), new Date().toISOString());
-    silent = await silentWrites(env, appId, oldest);
+    // An entry older than the spans read ahead (a pointer retried for long) has them read again from its time.
+    silent = oldest >= read.spansSince ? read.silent : await silentWrites(env, appId, oldest);
   } catch (err) {
     console.error(`effects: the migration mode of app ${appId} could not be read`, errorLogLine(err));
     for (const item of items) retryLater(item.message);
     return attemptsStarted;
   }
+  const hooksRead = read.hooks;
+  if (hooksRead) run.knownSecrets(appId, hooksRead.secret);
+  const lookupOnce = async () => (hooksRead ? hooksRead.firing : firingApp(env, appId));
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
   const hooks: Array<{ message: Message<unknown>; entryId: number; input: NewDelivery }> = [];
@@ -126,6 +122,7 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   // The webhook deliveries in one go (a few round trips, however many): all recorded, or none and all retried.
   if (hooks.length > 0) {
     try {
+      const madeAlready = hooksRead ? Promise.resolve(hooksRead.madeAlready) : undefined;
       const made = await createDeliveries(env, appId, hooks.map((hook) => hook.input), { claim: true, madeAlready });
       for (const [index, { delivery, claimed }] of made.entries()) {
         // A fresh delivery's first attempt goes now; should it fail to start, the sweep finds it overdue once the claim's lease ends.

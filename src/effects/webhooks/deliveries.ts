@@ -58,6 +58,8 @@ const IDS_PER_READ = 90;
  */
 export interface AttemptRun {
   secrets(appId: string, now: number): Promise<string[]>;
+  /** Hands the run an app's secret row read already (the consumer's batch of reads), unless it has one. */
+  knownSecrets(appId: string, row: SecretRow | undefined): void;
   write: GroupedBatch;
   send: Limiter;
 }
@@ -65,6 +67,9 @@ export interface AttemptRun {
 export function attemptRun(env: Env): AttemptRun {
   const rows = new Map<string, Promise<SecretRow | undefined>>();
   return {
+    knownSecrets(appId, row) {
+      if (!rows.has(appId)) rows.set(appId, Promise.resolve(row));
+    },
     async secrets(appId, now) {
       let row = rows.get(appId);
       if (!row) {

@@ -9,9 +9,9 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import { config } from "../../config";
-import { db } from "../../db/client";
-import { apps } from "../../db/apps-schema";
-import { liveManifest } from "../../apps/members";
+import { db, type Db } from "../../db/client";
+import { apps, appVersions } from "../../db/apps-schema";
+import { compileLive } from "../../apps/deploy";
 import { appStore } from "../../apps/store";
 import type { EffectChange, RowView } from "../../../durable-objects/app-store/contract";
 import type { CompiledManifest, WebhookRule } from "../../manifest";
@@ -68,12 +68,24 @@ export function journalUrl(target: Target, rule: TargetRule): string {
 /** An app that fires webhooks (active or dormant) with its live manifest; null when there is none. */
 export type FiringApp = { app: typeof apps.$inferSelect; manifest: CompiledManifest } | null;
 
-/** Looks up the app and its live manifest as the rules fire now. */
+/** The read of an app that fires webhooks with its live version, in one statement (a batch item for the consumer's reads). */
+export function firingAppRead(d: Db, appId: string) {
+  return d.select({ app: apps, version: appVersions }).from(apps)
+    .leftJoin(appVersions, and(eq(appVersions.appId, apps.id), eq(appVersions.version, apps.currentVersion)))
+    .where(and(eq(apps.id, appId), inArray(apps.status, ["active", "dormant"]))).limit(1);
+}
+
+/** The FiringApp firingAppRead found: its live manifest compiled (as liveManifest does), null when there is none. */
+export function firingAppOf(env: Env, found: Awaited<ReturnType<typeof firingAppRead>>): FiringApp {
+  const [row] = found;
+  if (!row?.version) return null;
+  const manifest = compileLive({ app: row.app, version: row.version }, config(env));
+  return manifest ? { app: row.app, manifest } : null;
+}
+
+/** Looks up the app and its live manifest as the rules fire now (one D1 read). */
 export async function firingApp(env: Env, appId: string): Promise<FiringApp> {
-  const app = (await db(env).select().from(apps).where(and(eq(apps.id, appId), inArray(apps.status, ["active", "dormant"]))).limit(1))[0];
-  if (!app) return null;
-  const manifest = await liveManifest(env, app);
-  return manifest ? { app, manifest } : null;
+  return firingAppOf(env, await firingAppRead(db(env), appId));
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
  * Recording webhook deliveries (deliveries.ts takes them on from there): one, or all that
- * one app's entries of a consumer batch fire, in the same few D1 round trips whatever
- * their number: one read of those recorded already (a redelivered pointer never makes a
- * second, nor counts against the cap again), one count of the new ones against the app's
- * hourly cap, and one batch that inserts them and, when asked, claims the first attempt
- * of each in the same transaction (so the caller sends it without another write first).
+ * one app's entries of a consumer batch fire, in two D1 round trips whatever their number
+ * (one when the caller read ahead): one read of those recorded already (a redelivered
+ * pointer never makes a second, nor counts against the cap again), and one batch that
+ * counts the new ones against the app's hourly cap, inserts them (each judged against
+ * that count in SQL) and, when asked, claims the first attempt of each, all in one
+ * transaction (so the caller sends it without another write first).
  * A delivery past the cap is recorded as failed without an attempt, so the journal says why.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { config } from "../../config";
-import { db } from "../../db/client";
+import { db, type Db } from "../../db/client";
 import { webhookDeliveries } from "../../db/effects-schema";
 import { newId } from "../../auth/tokens";
-import { countHit } from "../../db/rate-limit";
+import { countHitStatement, hitsSoFar, windowStartOf } from "../../db/rate-limit";
 import { claimStatement, type DeliveryRow } from "./deliveries";
 
 export interface NewDelivery {
@@ -58,15 +60,16 @@ export async function createDeliveries(
   if (inputs.some((input) => input.appId !== appId)) throw new Error("createDeliveries records the deliveries of one app at a time");
   const found = new Map(await (options.madeAlready ?? deliveriesBySource(env, appId, inputs.map((input) => input.source))));
   const fresh = [...new Map(inputs.filter((input) => !found.has(input.source)).map((input) => [input.source, input])).values()];
-  const rows = freshRows(fresh, await hitsBefore(env, appId, fresh, now), config(env).limits.WEBHOOKS_APP_HOURLY_CAP, now);
   const claimed = new Map<string, DeliveryRow>();
-  if (rows.length > 0) {
+  if (fresh.length > 0) {
     const d = db(env);
-    const inserts = rows.map((row) => d.insert(webhookDeliveries).values(row).onConflictDoNothing().returning());
-    const claims = options.claim ? rows.filter((row) => row.status === "pending").map((row) => claimStatement(d, row, now)) : [];
-    const results = await d.batch([...inserts, ...claims] as unknown as [(typeof inserts)[number]]) as DeliveryRow[][];
-    for (const [inserted] of results.slice(0, inserts.length)) if (inserted) found.set(inserted.source, inserted);
-    for (const [row] of results.slice(inserts.length)) if (row) claimed.set(row.id, row);
+    const { count, rows } = freshRows(d, appId, fresh, config(env).limits.WEBHOOKS_APP_HOURLY_CAP, now);
+    const inserts = rows.map(({ values }) => d.insert(webhookDeliveries).values(values).onConflictDoNothing().returning());
+    // A row the cap failed is not pending, so its claim takes nothing.
+    const claims = options.claim ? rows.filter(({ mayBePending }) => mayBePending).map(({ values }) => claimStatement(d, { id: values.id, attempts: 0 }, now)) : [];
+    const results = await d.batch([...count, ...inserts, ...claims] as unknown as [(typeof inserts)[number]]) as DeliveryRow[][];
+    for (const [inserted] of results.slice(count.length, count.length + inserts.length)) if (inserted) found.set(inserted.source, inserted);
+    for (const [row] of results.slice(count.length + inserts.length)) if (row) claimed.set(row.id, row);
   }
   // Nothing returned for a source: another consumer holding the same pointer made it meanwhile.
   const missing = fresh.filter((input) => !found.has(input.source)).map((input) => input.source);
@@ -78,38 +81,63 @@ export async function createDeliveries(
   });
 }
 
-/** How many deliveries the app's cap had counted this hour before these (one upsert counts them all); null when no cap applies. */
-async function hitsBefore(env: Env, appId: string, fresh: readonly NewDelivery[], now: number): Promise<number | null> {
-  const counted = fresh.filter((input) => input.failedWith === undefined).length;
-  if (config(env).limits.WEBHOOKS_APP_HOURLY_CAP <= 0 || counted === 0) return null;
-  return (await countHit(env, `webhooks:${appId}`, HOUR_SECONDS, now, counted)).hits - counted;
-}
+/** A row to insert; `mayBePending` unless it is failed whatever the cap says. */
+type FreshRow = { values: SQLiteInsertValue<typeof webhookDeliveries> & { id: string }; mayBePending: boolean };
 
-/** The rows to insert: each counted one in turn against the cap, as if they had come one by one. */
-function freshRows(fresh: readonly NewDelivery[], hitsBeforeThese: number | null, cap: number, now: number): DeliveryRow[] {
+/**
+ * The rows to insert, and the statement that counts them against the app's hourly cap
+ * (none when no cap applies or none counts), to run first in the same batch: each counted
+ * one is judged in turn against the count as the batch left it, as if they had come one by
+ * one, so the count and the rows it decided are written together or not at all.
+ */
+function freshRows(d: Db, appId: string, fresh: readonly NewDelivery[], cap: number, now: number): { count: Array<ReturnType<typeof countHitStatement>>; rows: FreshRow[] } {
   const at = new Date(now).toISOString();
-  let hits = hitsBeforeThese ?? 0;
-  return fresh.map((input) => {
-    let failedWith = input.failedWith ?? null;
-    if (failedWith === null && hitsBeforeThese !== null && (hits += 1) > cap) failedWith = `the app's hourly webhook cap (${cap}) is reached`;
-    return {
+  const counted = fresh.filter((input) => input.failedWith === undefined).length;
+  const capped = cap > 0 && counted > 0;
+  const bucket = `webhooks:${appId}`;
+  const windowStart = windowStartOf(now, HOUR_SECONDS);
+  const capError = `the app's hourly webhook cap (${cap}) is reached`;
+  let turn = 0;
+  const rows = fresh.map((input): FreshRow => {
+    const base = {
       id: newId("whd_"), appId: input.appId, source: input.source, ruleId: input.ruleId, collection: input.collection,
       rowKey: input.rowKey, op: input.op, feedSeq: input.feedSeq, url: input.url, connection: input.connection,
-      payload: input.payload, status: failedWith === null ? "pending" : "failed", attempts: 0, error: failedWith,
-      replayOfId: input.replayOfId ?? null, createdAt: at, nextAttemptAt: failedWith === null ? now : null,
+      payload: input.payload, attempts: 0, replayOfId: input.replayOfId ?? null, createdAt: at,
       responseStatus: null, responseBody: null, deliveredAt: null, lastAttemptAt: null, scheduledFor: null,
     };
+    if (input.failedWith !== undefined) return { values: { ...base, status: "failed", error: input.failedWith, nextAttemptAt: null }, mayBePending: false };
+    if (!capped) return { values: { ...base, status: "pending", error: null, nextAttemptAt: now }, mayBePending: true };
+    // This one is the `turn`-th of the `counted` just counted: past the cap when the hits before it reach it.
+    turn += 1;
+    const over = sql`${hitsSoFar(bucket, windowStart)} - ${counted - turn} > ${cap}`;
+    return {
+      values: {
+        ...base, status: sql`CASE WHEN ${over} THEN 'failed' ELSE 'pending' END`, error: sql`CASE WHEN ${over} THEN ${capError} ELSE NULL END`,
+        nextAttemptAt: sql`CASE WHEN ${over} THEN NULL ELSE ${now} END`,
+      },
+      mayBePending: true,
+    };
   });
+  return { count: capped ? [countHitStatement(d, bucket, windowStart, counted)] : [], rows };
+}
+
+/** The reads of the app's deliveries made by `sources` (one statement per SOURCES_PER_READ), batch items for the consumer's reads. */
+export function deliveriesBySourceReads(d: Db, appId: string, sources: readonly string[]) {
+  const unique = [...new Set(sources)];
+  const reads = [];
+  for (let start = 0; start < unique.length; start += SOURCES_PER_READ) {
+    reads.push(d.select().from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.appId, appId), inArray(webhookDeliveries.source, unique.slice(start, start + SOURCES_PER_READ)))));
+  }
+  return reads;
+}
+
+/** What deliveriesBySourceReads found, by source. */
+export function bySource(found: ReadonlyArray<readonly DeliveryRow[]>): Map<string, DeliveryRow> {
+  return new Map(found.flat().map((row) => [row.source, row]));
 }
 
 /** The app's deliveries made by `sources`, by source. */
 export async function deliveriesBySource(env: Env, appId: string, sources: readonly string[]): Promise<Map<string, DeliveryRow>> {
-  const unique = [...new Set(sources)];
-  const found = new Map<string, DeliveryRow>();
-  for (let start = 0; start < unique.length; start += SOURCES_PER_READ) {
-    const rows = await db(env).select().from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.appId, appId), inArray(webhookDeliveries.source, unique.slice(start, start + SOURCES_PER_READ))));
-    for (const row of rows) found.set(row.source, row);
-  }
-  return found;
+  return bySource(await Promise.all(deliveriesBySourceReads(db(env), appId, sources)));
 }
