@@ -13,6 +13,7 @@
  * outlives any alarm, so `arm` on the store's next wake sets the alarm again for whatever
  * is still due.
  */
+import { errorLogLine } from "../../src/db/query-errors";
 
 /** The store's jobs that come back by themselves. */
 export type Job = "flush" | "sweep" | "expiry";
@@ -64,7 +65,7 @@ export class DueWork {
       } catch (err) {
         const failures = Number(this.sql.exec<{ failures: number }>("SELECT failures FROM _svc_due WHERE job = ?", job).toArray()[0]?.failures ?? 0) + 1;
         const retryAt = Date.now() + Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
-        console.error(`app store: the ${job} job failed (${failures} in a row); it runs again in ${retryAt - Date.now()} ms`, err);
+        console.error(`app store: the ${job} job failed (${failures} in a row); it runs again in ${retryAt - Date.now()} ms`, errorLogLine(err));
         this.sql.exec("INSERT INTO _svc_due (job, at, failures) VALUES (?, ?, ?) ON CONFLICT (job) DO UPDATE SET at = excluded.at, failures = excluded.failures", job, retryAt, failures);
       }
     }

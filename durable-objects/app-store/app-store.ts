@@ -42,6 +42,7 @@ import { DueWork } from "./alarms";
 import { exportPage } from "./portable";
 import { compileManifest, Manifests } from "./manifests";
 import { GroupCommit } from "./group-commit";
+import { errorLogLine } from "../../src/db/query-errors";
 
 const ROWS_TABLE = "_svc_rows";
 const MAX_WAIT_MS = 30_000;
@@ -393,7 +394,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
         sweep: () => this.sweep(),
       });
     } catch (err) {
-      console.error("app store: the alarm failed", err);
+      console.error("app store: the alarm failed", errorLogLine(err));
     }
   }
 
@@ -469,7 +470,7 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
     try {
       await this.watchers.message(ws, message);
     } catch (err) {
-      console.error("app store: a socket frame failed", err);
+      console.error("app store: a socket frame failed", errorLogLine(err));
       this.watchers.error(ws);
     }
   }

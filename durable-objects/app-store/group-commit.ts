@@ -13,6 +13,7 @@
  * docs/decisions/2026-11-26-group-commit.md says why and what it measured.
  */
 import type { HeldEntry } from "./feed";
+import { errorLogLine } from "../../src/db/query-errors";
 
 /** One write: runs inside the group's transaction, appending its feed entries to `feed`. */
 export type GroupedWrite<T> = (feed: HeldEntry[]) => T;
@@ -68,7 +69,7 @@ export class GroupCommit {
       if (feed.length) this.afterCommit(feed);
     } catch (error) {
       // The group is committed: its writes are answered as done whatever the hand-on did.
-      console.error("group commit: the work after a commit failed", error);
+      console.error("group commit: the work after a commit failed", errorLogLine(error));
     }
     group.forEach((queued, index) => {
       const one = settled[index];

@@ -19,6 +19,7 @@ import { isOwnerOrAgent } from "../../src/permissions";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 import type { Author } from "../../src/permissions";
 import type { BatchCreateInput, CallContext, EffectChange, FeedEntry, OutboxEntryView, OutboxPointer } from "./contract";
+import { errorLogLine } from "../../src/db/query-errors";
 
 /**
  * How soon after a commit the alarm makes sure the outbox was handed to the queue. The
@@ -91,7 +92,7 @@ export async function flushOutbox(sql: SqlStorage, queue: Queue, appId: string, 
     } catch (err) {
       sql.exec(`UPDATE _svc_outbox SET attempts = attempts + 1 WHERE id IN (${ids.map(() => "?").join(",")})`, ...ids);
       const attempts = Math.max(...batch.map((entry) => entry.attempts)) + 1;
-      console.error(`outbox of app ${appId}: the effects queue refused ${batch.length} entries (attempt ${attempts})`, err);
+      console.error(`outbox of app ${appId}: the effects queue refused ${batch.length} entries (attempt ${attempts})`, errorLogLine(err));
       return now + Math.min(OUTBOX_FLUSH_DELAY_MS * 2 ** attempts, MAX_RETRY_DELAY_MS);
     }
     sql.exec(`UPDATE _svc_outbox SET queued_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`, now, ...ids);
@@ -132,7 +133,7 @@ export class EagerFlush {
         await this.flush();
       } catch (err) {
         // The alarm's flush (due within OUTBOX_FLUSH_DELAY_MS of the commit) tries again.
-        console.error("outbox: a flush after commit failed; the alarm will retry it", err);
+        console.error("outbox: a flush after commit failed; the alarm will retry it", errorLogLine(err));
         return;
       }
     } while (this.again);

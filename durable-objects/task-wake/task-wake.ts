@@ -18,6 +18,7 @@ import { DurableObject } from "cloudflare:workers";
 import { claimTasks } from "../../src/effects/tasks/claim";
 import { agentKeyHolds } from "../../src/effects/tasks/wake";
 import { readHandoff, WAKE_PROTOCOL, type WakeApi, type WakeSocketState } from "./contract";
+import { errorLogLine } from "../../src/db/query-errors";
 
 /** The most credit one socket may state (a claim's own maximum). */
 const MAX_CREDITS = 100;
@@ -51,7 +52,7 @@ export class TaskWake extends DurableObject<Env> implements WakeApi {
       if (credits > 0) await this.queueAssign(() => this.assign(ws));
     } catch (err) {
       if (err instanceof SyntaxError) return; // a frame that is not JSON is ignored like an unknown one
-      console.error("task wake: a frame could not be handled", err);
+      console.error("task wake: a frame could not be handled", errorLogLine(err));
     }
   }
 
@@ -82,7 +83,7 @@ export class TaskWake extends DurableObject<Env> implements WakeApi {
 
   private queueAssign(work: () => Promise<unknown>): Promise<unknown> {
     const next = this.assigning.then(work, work);
-    this.assigning = next.catch((err) => console.error("task wake: an assignment failed", err));
+    this.assigning = next.catch((err) => console.error("task wake: an assignment failed", errorLogLine(err)));
     return this.assigning;
   }
 

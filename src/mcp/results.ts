@@ -44,7 +44,9 @@ export function failed(err: unknown): ToolResult {
     return failure(relayShape({ code: err.code, status: entry.status, message: err.message, hint: entry.hint, retryable: entry.retryable, ...(err.details ? { details: err.details } : {}) }));
   }
   console.error("mcp tool failed", errorLogLine(err));
-  return failure({ error: "internal", message: err instanceof Error ? err.message : String(err) });
+  // The thrown value's own text stays in the log: a failed query's message can carry the
+  // statement and its bound values, and none of it is the caller's to act on.
+  return failure({ error: "internal", message: "The tool failed inside the relay; the failure was logged. Try again, and report it if it persists." });
 }
 
 /** A tool's own argument check failed (WIRE-MCP §1.4 `invalid_args`). */

@@ -2,8 +2,8 @@
 // A failed D1 statement's error carries the values bound to it, and some statements bind
 // secrets, so a console call that is handed a caught error (or its message, or `${err}`)
 // can print them; each such call goes through errorLogLine (src/db/query-errors.ts), or
-// withoutBoundValues where the stack is wanted. This test reads every console call in src/
-// and fails on one that passes a caught error straight through. The page script and the
+// withoutBoundValues where the stack is wanted. This test reads every console call in src/,
+// durable-objects/ and workers/ and fails on one that passes a caught error straight through. The page script and the
 // CLI are left out: they run in a browser and on a person's machine, not in the relay.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -119,7 +119,8 @@ describe("log lines of caught errors", () => {
   });
 
   it("no console call in the relay's source logs a caught error whole: each goes through errorLogLine", () => {
-    const files = sourceFiles("src", { file: (name) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts") })
+    const files = ["src", "durable-objects", "workers"]
+      .flatMap((folder) => sourceFiles(folder, { file: (name) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts") }))
       .map((path) => relative(root, path).replaceAll("\\", "/"))
       .filter((path) => !OUTSIDE_THE_RELAY.some((prefix) => path.startsWith(prefix)));
     const unsafe = files.flatMap((path) => unsafeLogCalls(readFileSync(join(root, path), "utf8")).map((call) => `${path}: ${call}`));
