@@ -5,7 +5,8 @@
 //   1. while the archive is still being sent (half of it written, the request held open)
 //      once its first staged rows page shows up in the relay's local R2 files;
 //   2. while the new app is being filled: once the first attachment's new copy shows up
-//      beside the staged ones (the app exists, listed, with none of its rows yet).
+//      beside the staged ones (the app exists, with none of its rows yet, owned by the
+//      import: not listed, even right after the restart, before any sweep).
 // After each restart the cron's sweeps run (as `POST /__dev/cron` at an instant past the
 // import lease's lapse) and then: the owner lists no half-made app (either none or one
 // with every row), the half-made app's id answers app_not_found, and no staged entry nor
@@ -197,6 +198,7 @@ describe("reliability: the relay killed mid-import", () => {
     step("restarted and swept");
     await importing;
     console.log(`import kill: after the restart, before the sweep: ${JSON.stringify(second)} of ${TOTAL_ROWS} rows`);
+    expect(second.listedAfterRestart, "a half-made app is never listed").toEqual([]);
     await expectWholeOrNone(second.listedAfterRestart);
     expect(objectFilesHolding(persistTo, ATTACHMENT_TEXT), "the half-made app's attachments and the staged ones").toEqual([]);
 
