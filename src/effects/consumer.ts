@@ -98,29 +98,28 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
   const lookupOnce = async () => (hooksRead ? hooksRead.firing : firingApp(env, appId));
   const settled: number[] = [];
   const recorded: Array<Message<unknown>> = [];
-  const hooks: Array<{ message: Message<unknown>; entryId: number; input: NewDelivery }> = [];
-  // Each entry's record is its own (unique by the entry), so they are made side by side.
-  await Promise.all(items.map(async ({ message, pointer }) => {
+  /** Records one pointer's entry; answers the webhook delivery it asks for, to be recorded with the others. */
+  const recordOne = async ({ message, pointer }: { message: Message<unknown>; pointer: OutboxPointer }) => {
     const entry = entries.get(pointer.entry_id);
     if (!entry) {
       message.ack();
-      return;
+      return null;
     }
     try {
       const input = await recordEntry(env, pointer, entry, silent, lookupOnce);
-      if (input) {
-        hooks.push({ message, entryId: entry.entry_id, input });
-        return;
-      }
+      if (input) return { message, entryId: entry.entry_id, input };
       settled.push(entry.entry_id);
       recorded.push(message);
     } catch (err) {
       console.error(`effects: outbox entry ${pointer.outbox_id} could not be recorded`, errorLogLine(err));
       retryLater(message);
     }
-  }));
-  // The webhook deliveries in one go (a few round trips, however many): all recorded, or none and all retried.
-  if (hooks.length > 0) {
+    return null;
+  };
+  /** The webhook deliveries in one go (one batch, however many; all recorded, or none and all retried), their first attempts started at once. */
+  const recordHooks = async (hookItems: typeof items) => {
+    const hooks = (await Promise.all(hookItems.map(recordOne))).filter((hook) => hook !== null);
+    if (hooks.length === 0) return;
     try {
       const madeAlready = hooksRead ? Promise.resolve(hooksRead.madeAlready) : undefined;
       const made = await createDeliveries(env, appId, hooks.map((hook) => hook.input), { claim: true, madeAlready });
@@ -135,7 +134,10 @@ async function consumeOutbox(env: Env, appId: string, items: Array<{ message: Me
       console.error(`effects: the webhook deliveries of app ${appId} could not be recorded`, errorLogLine(err));
       for (const hook of hooks) retryLater(hook.message);
     }
-  }
+  };
+  // Each entry's record is its own (unique by the entry), so they are made side by side; the webhook sends wait for no other engine's records.
+  const isHook = (item: (typeof items)[number]) => entries.get(item.pointer.entry_id)?.kind === "webhooks";
+  await Promise.all([recordHooks(items.filter(isHook)), ...items.filter((item) => !isHook(item)).map(recordOne)]);
   try {
     await appStore(env, appId).settleOutbox(settled);
   } catch (err) {
