@@ -604,7 +604,7 @@ async function benchWebhooks(relay, app, baseline, receiver) {
   }
   table(rows);
   console.log(`  signatures that did not verify: ${receiver.badSignatures()}`);
-  console.log("  the relay journals each delivery in D1 (a consumer batch records all of an app's deliveries in three round trips and writes their outcomes in shared batches) and hands its outbox to the queue on commit; the bare path journals nothing. Locally one consumer takes one batch at a time, so the round trips in a row before a batch's sends set the rate");
+  console.log("  the relay journals each delivery in D1 (a consumer batch reads what it needs in one D1 batch beside the outbox read, records all of an app's deliveries, their cap count and first claims in a second, and writes their outcomes in shared batches) and hands its outbox to the queue on commit; the bare path journals nothing. Locally one consumer takes one batch at a time, so the round trips in a row before a batch's sends set the rate");
 }
 
 // ---------------------------------------------------------------------------------------
