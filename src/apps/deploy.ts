@@ -96,12 +96,16 @@ function checkDocument(html: string, cfg: Config): Uint8Array {
  * externalHosts and embeds.
  */
 export function compile(manifest: unknown, cfg: Config, visibility: Visibility, timezone: string | null, slug?: string): CompiledManifest {
+  return compileFor(manifest, cfg, { visibility, timezone, slug, deploying: true });
+}
+
+function compileFor(manifest: unknown, cfg: Config, { visibility, timezone, slug, deploying }: { visibility: Visibility; timezone: string | null; slug?: string; deploying: boolean }): CompiledManifest {
   const appOrigin = slug === undefined ? undefined : appUrl(cfg, slug).replace(/\/$/, "");
   // `antiAbuse` only where the relay can run the challenge (WIRE §5.2). Checked when a
   // manifest is deployed, not when a deployed one is loaded again, so an operator who
   // later removes Turnstile leaves those apps running (anonymous writes are then refused).
   const limits = { ...manifestLimitsFrom(cfg), ANTI_ABUSE_ENABLED: cfg.turnstile !== null };
-  return parseManifest(manifestObject(manifest), limits, { visibility, timezone, appOrigin });
+  return parseManifest(manifestObject(manifest), limits, { visibility, timezone, appOrigin, deploying });
 }
 
 function assetLimits(cfg: Config) {
@@ -247,7 +251,7 @@ export interface LiveVersion {
 /** The manifest the live version was deployed with, compiled under today's limits. */
 export function compileLive(live: LiveVersion, cfg: Config): CompiledManifest | null {
   try {
-    return compile(JSON.parse(live.version.manifestJson), cfg, live.app.visibility, live.app.timezone);
+    return compileFor(JSON.parse(live.version.manifestJson), cfg, { visibility: live.app.visibility, timezone: live.app.timezone, deploying: false });
   } catch {
     // Limits tightened since it was deployed: the gate then compares against nothing,
     // and the new manifest is judged on its own.

@@ -24,8 +24,11 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
  * `*.home.arpa`, `*.localdomain`, reverse-DNS and cloud metadata names). One judgement for
  * every origin a manifest names: a page's `externalHosts` and `embeds` would point the
  * visitor's browser at their own network, as a webhook would point the relay at its own.
+ * That last judgement came after manifests were first accepted, so a page origin is held
+ * to it only when the manifest is deployed (`publicOnly`): a stored manifest that names
+ * such a host keeps loading, and its app keeps working, until it is next deployed.
  */
-function checkDnsName(host: string, path: string, code: ErrorCode): void {
+function checkDnsName(host: string, path: string, code: ErrorCode, publicOnly: boolean): void {
   if (host.length > 253) fail(code, path, "host name is too long");
   if (host.startsWith("[") || host.includes(":")) fail(code, path, "IP literals are not allowed; use a DNS name");
   const labels = host.split(".");
@@ -36,7 +39,7 @@ function checkDnsName(host: string, path: string, code: ErrorCode): void {
   for (const label of labels) {
     if (!LABEL.test(label)) fail(code, path, `"${host}" is not a valid DNS name (ASCII letters, digits and -; punycode for other scripts)`);
   }
-  const refusal = refusedTarget(`https://${host}/`, { development: false });
+  const refusal = publicOnly ? refusedTarget(`https://${host}/`, { development: false }) : null;
   if (refusal !== null) fail(code, path, `must be a public host: ${refusal}`);
 }
 
@@ -45,7 +48,7 @@ function checkDnsName(host: string, path: string, code: ErrorCode): void {
  * `*.` with at least two labels after it; no port, path, query, fragment or userinfo.
  * A single trailing `/` is tolerated and dropped. Returns the lowercased origin.
  */
-export function parseHostOrigin(raw: unknown, path: string, code: ErrorCode): string {
+export function parseHostOrigin(raw: unknown, path: string, code: ErrorCode, publicOnly: boolean): string {
   if (typeof raw !== "string") fail(code, path, "must be a string such as https://api.example.com");
   const match = /^https:\/\/(.*)$/i.exec(raw);
   if (!match) fail(code, path, "must start with https://");
@@ -61,7 +64,7 @@ export function parseHostOrigin(raw: unknown, path: string, code: ErrorCode): st
     host = host.slice(2);
   }
   if (host.includes("*")) fail(code, path, "only one leftmost *. wildcard is allowed");
-  checkDnsName(host, path, code);
+  checkDnsName(host, path, code, publicOnly);
   return `https://${wildcard ? "*." : ""}${host}`;
 }
 
@@ -98,6 +101,7 @@ export function compileHostList(
   max: number,
   appOrigin: string | undefined,
   path: string,
+  publicOnly: boolean,
 ): string[] {
   if (value === undefined) return [];
   const code: ErrorCode = key === "externalHosts" ? "external_host_invalid" : "embed_invalid";
@@ -110,7 +114,7 @@ export function compileHostList(
   const seen = new Set<string>();
   return list.map((raw, i) => {
     const entryPath = at(path, i);
-    const origin = parseHostOrigin(raw, entryPath, code);
+    const origin = parseHostOrigin(raw, entryPath, code, publicOnly);
     if (seen.has(origin)) fail(code, entryPath, `duplicate origin ${origin}`);
     seen.add(origin);
     if (own && (origin === own || (own.startsWith("https://") && originCovered(own, [origin])))) {
@@ -125,7 +129,7 @@ export function compileHostList(
  * name (a port is allowed), or http://localhost[:port] / http://127.0.0.1[:port]; never a
  * wildcard, path, query or userinfo.
  */
-export function compileEmbedAncestors(value: unknown, max: number, path: string): string[] {
+export function compileEmbedAncestors(value: unknown, max: number, path: string, publicOnly: boolean): string[] {
   if (value === undefined) return [];
   const list = expectArray(value, path, "manifest_invalid");
   if (list.length > max) fail("too_many_embeds", path, `has ${list.length} entries; at most MAX_EMBEDS (${max}) are allowed`, { limit: max });
@@ -146,7 +150,7 @@ export function compileEmbedAncestors(value: unknown, max: number, path: string)
     if (scheme === "http") {
       if (host !== "localhost" && host !== "127.0.0.1") fail(code, entryPath, "http is accepted only for localhost and 127.0.0.1");
     } else {
-      checkDnsName(host, entryPath, code);
+      checkDnsName(host, entryPath, code, publicOnly);
     }
     const origin = `${scheme}://${host}${port ? `:${port}` : ""}`;
     if (seen.has(origin)) fail(code, entryPath, `duplicate origin ${origin}`);
@@ -191,7 +195,7 @@ export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, deve
   const refusal = refusedTarget(raw, { development });
   if (development && isDevelopmentLoopbackHost(url.hostname) && refusal === null) return raw;
   if (url.protocol !== "https:") fail(code, path, "must use https");
-  checkDnsName(url.hostname, path, code);
+  checkDnsName(url.hostname, path, code, true);
   if (refusal !== null) fail(code, path, `must be a public host: ${refusal}`);
   return raw;
 }

@@ -122,9 +122,10 @@ export function parseManifest(input: unknown, limits: ManifestLimits = {}, conte
   const offline = ext.offline === undefined ? false : expectBoolean(ext.offline, at(ROOT, "offline"), "manifest_invalid");
   if (offline && cdn) fail("manifest_invalid", at(ROOT, "offline"), "offline cannot be combined with cdn: true");
 
-  const externalHosts = compileHostList(ext.externalHosts, "externalHosts", L.MAX_EXTERNAL_HOSTS, context.appOrigin, at(ROOT, "externalHosts"));
-  const embeds = compileHostList(ext.embeds, "embeds", L.MAX_EMBEDS, context.appOrigin, at(ROOT, "embeds"));
-  const embedAncestors = compileEmbedAncestors(ext.embedAncestors, L.MAX_EMBEDS, at(ROOT, "embedAncestors"));
+  const deploying = context.deploying === true;
+  const externalHosts = compileHostList(ext.externalHosts, "externalHosts", L.MAX_EXTERNAL_HOSTS, context.appOrigin, at(ROOT, "externalHosts"), deploying);
+  const embeds = compileHostList(ext.embeds, "embeds", L.MAX_EMBEDS, context.appOrigin, at(ROOT, "embeds"), deploying);
+  const embedAncestors = compileEmbedAncestors(ext.embedAncestors, L.MAX_EMBEDS, at(ROOT, "embedAncestors"), deploying);
   const capabilities = compileCapabilities(ext.capabilities, at(ROOT, "capabilities"));
 
   const ruleCtx: RuleContext = { collections, roles, settingsCollection, offline, limits: L, context };

@@ -55,6 +55,11 @@ export interface ManifestContext {
   timezone?: string | null;
   /** The app's own origin (e.g. `https://notes.apps.example`), refused in externalHosts/embeds. */
   appOrigin?: string;
+  /**
+   * The manifest is being deployed, not a stored one loaded again: checks added after
+   * manifests were first accepted (page origins on the public internet only) apply then.
+   */
+  deploying?: boolean;
 }
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

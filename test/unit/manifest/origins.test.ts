@@ -7,6 +7,8 @@ const EH = `${X}.externalHosts`;
 const EM = `${X}.embeds`;
 const EA = `${X}.embedAncestors`;
 const CAP = `${X}.capabilities`;
+/** The context of a manifest being deployed, where page origins must be public hosts. */
+const DEPLOYING = { deploying: true };
 
 describe("externalHosts", () => {
   const hosts = (list: unknown) => manifest({ externalHosts: list });
@@ -36,7 +38,8 @@ describe("externalHosts", () => {
     { name: "duplicate after normalising", input: hosts(["https://api.example.com", "https://API.example.com"]), code: "external_host_invalid", path: `${EH}[1]` },
     { name: "the app's own origin", input: hosts(["https://notes.apps.example"]), context: { appOrigin: "https://notes.apps.example" }, code: "external_host_invalid", path: `${EH}[0]` },
     { name: "a wildcard over the app's own origin", input: hosts(["https://*.apps.example"]), context: { appOrigin: "https://notes.apps.example" }, code: "external_host_invalid", path: `${EH}[0]` },
-    // Names the outbound guard refuses (src/effects/ssrf.ts) are not public hosts here either.
+    // Names the outbound guard refuses (src/effects/ssrf.ts) are not public hosts here either,
+    // when a manifest is deployed (a stored one loaded again is not judged anew: below).
     ...[
       ["a .local name", "https://printer.local"],
       ["a wildcard over .internal", "https://*.corp.internal"],
@@ -49,12 +52,20 @@ describe("externalHosts", () => {
       ["another cloud's metadata name", "https://metadata.azure.com"],
       ["a private IPv4 literal", "https://10.0.0.1"],
       ["a mapped IPv6 literal", "https://[::ffff:7f00:1]"],
-    ].map(([name, host]) => ({ name, input: hosts(["https://api.example.com", host]), code: "external_host_invalid" as const, path: `${EH}[1]` })),
+    ].map(([name, host]) => ({ name, input: hosts(["https://api.example.com", host]), context: DEPLOYING, code: "external_host_invalid" as const, path: `${EH}[1]` })),
   ]);
   it("a non-public name is refused with the guard's reason and the entry's path", () => {
-    const err = errorOf(() => parseManifest(hosts(["https://*.corp.internal"])));
+    const err = errorOf(() => parseManifest(hosts(["https://*.corp.internal"]), {}, DEPLOYING));
     expect(err.message).toContain("must be a public host: the target is a non-routable host");
     expect(err.details?.path).toBe(`${EH}[0]`);
+  });
+  it("a stored manifest that names a non-public host still loads, so its app keeps working until it is deployed again", () => {
+    const stored = manifest({ externalHosts: ["https://db.internal"], embeds: ["https://nas.local"], embedAncestors: ["https://intranet.corp.internal:8443"] });
+    const loaded = parseManifest(stored);
+    expect(loaded.externalHosts).toEqual(["https://db.internal"]);
+    expect(loaded.embeds).toEqual(["https://nas.local"]);
+    expect(loaded.csp.frameAncestors).toEqual(["https://intranet.corp.internal:8443"]);
+    expect(errorOf(() => parseManifest(stored, {}, DEPLOYING)).code).toBe("external_host_invalid");
   });
 });
 
@@ -67,8 +78,8 @@ describe("embeds", () => {
     { name: "http", input: embeds(["http://www.youtube.com"]), code: "embed_invalid", path: `${EM}[0]` },
     { name: "a path", input: embeds(["https://www.youtube.com/embed"]), code: "embed_invalid", path: `${EM}[0]` },
     { name: "duplicate", input: embeds(["https://www.youtube.com", "https://www.youtube.com"]), code: "embed_invalid", path: `${EM}[1]` },
-    { name: "a .local name", input: embeds(["https://nas.local"]), code: "embed_invalid", path: `${EM}[0]` },
-    { name: "a metadata name", input: embeds(["https://metadata.goog"]), code: "embed_invalid", path: `${EM}[0]` },
+    { name: "a .local name", input: embeds(["https://nas.local"]), context: DEPLOYING, code: "embed_invalid", path: `${EM}[0]` },
+    { name: "a metadata name", input: embeds(["https://metadata.goog"]), context: DEPLOYING, code: "embed_invalid", path: `${EM}[0]` },
   ]);
 });
 
@@ -81,7 +92,7 @@ describe("embedAncestors", () => {
     { name: "a path", input: anc(["https://partner.example.com/page"]), code: "embed_invalid", path: `${EA}[0]` },
     { name: "userinfo", input: anc(["https://me@partner.example.com"]), code: "embed_invalid", path: `${EA}[0]` },
     { name: "duplicate", input: anc(["https://partner.example.com", "https://partner.example.com/"]), code: "embed_invalid", path: `${EA}[1]` },
-    { name: "an .internal name", input: anc(["https://partner.example.com", "https://intranet.corp.internal:8443"]), code: "embed_invalid", path: `${EA}[1]` },
+    { name: "an .internal name", input: anc(["https://partner.example.com", "https://intranet.corp.internal:8443"]), context: DEPLOYING, code: "embed_invalid", path: `${EA}[1]` },
     { name: "over MAX_EMBEDS", input: anc(["https://a.example.com", "https://b.example.com"]), limits: { MAX_EMBEDS: 1 }, code: "too_many_embeds", path: EA },
   ]);
 });

@@ -356,6 +356,8 @@ describe("create: manifest errors surface with their code and path", () => {
     ["a schema ref to nowhere", manifestWith({ notes: notesCollection({ schema: { $ref: "#/$defs/Nope" } }) }), "collection_schema_invalid", "x-service-manifest.collections.notes.schema.$ref"],
     ["an unknown capability", manifestWith(undefined, { capabilities: ["teleport"] }), "capability_invalid", "x-service-manifest.capabilities[0]"],
     ["an http external host", manifestWith(undefined, { externalHosts: ["http://api.example.com"] }), "external_host_invalid", "x-service-manifest.externalHosts[0]"],
+    ["an external host on a private network", manifestWith(undefined, { externalHosts: ["https://api.example.com", "https://db.corp.internal"] }), "external_host_invalid", "x-service-manifest.externalHosts[1]"],
+    ["an embed on a visitor's own network", manifestWith(undefined, { embeds: ["https://nas.local"] }), "embed_invalid", "x-service-manifest.embeds[0]"],
   ])("%s", async (_name, manifest, code, path) => {
     const o = await owner();
     const e = await refused(o, { html: "<p>x</p>", manifest }, 400, code as "manifest_invalid");
