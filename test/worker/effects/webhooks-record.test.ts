@@ -3,10 +3,14 @@
 // makes one delivery however often it comes, the app's hourly cap counts each new one in
 // turn (and a redelivered one not again), and the first attempt of each new pending one
 // is claimed for the caller alone. The round trips are counted on the real database
-// through the fault-injection wrapper (a batch counts as one), as are the outcome writes
+// through the fault-injection wrapper (a batch counts as one), the consumer's own among them
+// (two before a batch's first send), as are the outcome writes
 // that finish together (db/grouped-batch.ts), and the bound on sends (bounded.ts).
-import { env } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import worker from "../../../workers/relay";
+import { holdEagerFlush } from "./hold-outbox";
+import { call, claimedAgent, json, signIn } from "../helpers";
 import { createDeliveries, type NewDelivery } from "../../../src/effects/webhooks/record";
 import { webhookAttempts } from "../../../src/db/effects-schema";
 import { groupedBatch } from "../../../src/db/grouped-batch";
@@ -63,6 +67,31 @@ describe("recording webhook deliveries together", { timeout: 60_000 }, () => {
     expect(rows.results.map((row) => row.source)).toEqual(["a", "b"]);
     // The count against the cap is in the same batch: nothing counted for deliveries not recorded.
     expect(await hitsNow()).toBe(hitsBefore);
+  });
+
+  it("the consumer records a batch's webhook deliveries and claims their first attempts in two D1 round trips", async () => {
+    const key = (await claimedAgent(await signIn())).api_key;
+    const owned = { read: ["owner"], write: ["owner"], delete: ["owner"] };
+    const manifest = { "x-service-manifest": { app: { name: "Two trips" }, collections: { issues: owned }, webhooks: [{ on: "create", collection: "issues", url: "http://127.0.0.1:9/hook" }] } };
+    const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest } }), 201);
+    // Only the batch below hands the entries over: no flush on commit, no alarm.
+    await holdEagerFlush(app.app_id);
+    for (const title of ["one", "two", "three"]) await json(await call(`/v1/apps/${app.app_id}/collections/issues`, { key, json: { data: { title } } }), 201);
+    const entries = await runInDurableObject(env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id)), async (_instance, state) => {
+      await state.storage.deleteAlarm();
+      return state.storage.sql.exec<{ id: number; kind: string; rule_id: string }>("SELECT id, kind, rule_id FROM _svc_outbox ORDER BY id").toArray();
+    });
+    const pointers = entries.map((entry) => ({ outbox_id: `${app.app_id}:${entry.id}`, app_id: app.app_id, entry_id: Number(entry.id), kind: entry.kind, rule_id: entry.rule_id }));
+    // A database that takes two statements and refuses the rest: the reads' batch and the record's batch are enough.
+    const batch = createMessageBatch("relay-effects", pointers.map((body) => ({ id: body.outbox_id, timestamp: new Date(), attempts: 1, body })));
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, DB: failingDb(2).binding } as Env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([]);
+    expect([...result.explicitAcks].sort()).toEqual(pointers.map((pointer) => pointer.outbox_id).sort());
+    // Each recorded once with its first attempt claimed (its outcome write was refused: the sweep takes it up once the lease ends).
+    const made = await env.DB.prepare("SELECT status, attempts FROM webhook_deliveries WHERE app_id = ?1").bind(app.app_id).all<{ status: string; attempts: number }>();
+    expect(made.results).toEqual(pointers.map(() => ({ status: "pending", attempts: 1 })));
   });
 
   it("writes asked for in the same turn share one batch and each caller gets its own results; the limiter holds its bound", async () => {
