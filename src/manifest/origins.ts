@@ -183,7 +183,7 @@ export function compileCapabilities(value: unknown, path: string): string[] {
  * a deploy never accepts a target every send would refuse (metadata hosts by name,
  * `*.home.arpa`, `*.localdomain`, reverse-DNS names).
  */
-export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, development: boolean): string {
+export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, development: boolean, deploying: boolean): string {
   if (typeof raw !== "string") fail(code, path, "must be an https url");
   let url: URL;
   try {
@@ -192,10 +192,12 @@ export function checkTargetUrl(raw: unknown, path: string, code: ErrorCode, deve
     return fail(code, path, "must be an absolute https url");
   }
   if (url.username || url.password) fail(code, path, "must not carry userinfo");
-  const refusal = refusedTarget(raw, { development });
+  // The outbound guard's judgement is passed when the manifest is deployed; a stored one is
+  // not judged anew (its sends are, each time, by the same guard).
+  const refusal = deploying ? refusedTarget(raw, { development }) : null;
   if (development && isDevelopmentLoopbackHost(url.hostname) && refusal === null) return raw;
   if (url.protocol !== "https:") fail(code, path, "must use https");
-  checkDnsName(url.hostname, path, code, true);
+  checkDnsName(url.hostname, path, code, deploying);
   if (refusal !== null) fail(code, path, `must be a public host: ${refusal}`);
   return raw;
 }

@@ -202,7 +202,7 @@ function compileTarget(rule: JsonObject, ctx: RuleContext, rPath: string, code: 
       if (rule.connection === undefined) fail(code, uPath, "a relative url needs a connection (an oauth2 connection with instanceField) to resolve against");
       return { url: checkRelativeTarget(rule.url, uPath, code), urlFromSetting: null };
     }
-    return { url: checkTargetUrl(rule.url, uPath, code, ctx.limits.development), urlFromSetting: null };
+    return { url: checkTargetUrl(rule.url, uPath, code, ctx.limits.development, ctx.context.deploying === true), urlFromSetting: null };
   }
   const sPath = at(rPath, "urlFromSetting");
   if (!ctx.settingsCollection) fail(code, sPath, "needs a settingsCollection to read the url from");

@@ -141,6 +141,10 @@ describe("webhooks", () => {
     { name: "IPv6 literal", input: webhook({ url: "https://[2001:db8::1]/x" }), code: "webhook_invalid", path: `${W}.url` },
     { name: "localhost", input: webhook({ url: "https://localhost/x" }), code: "webhook_invalid", path: `${W}.url` },
     { name: "single-label host", input: webhook({ url: "https://intranet/x" }), code: "webhook_invalid", path: `${W}.url` },
+    // The outbound guard's names are refused when deployed; a stored manifest is not judged anew (its sends are).
+    { name: "an .internal host, deployed", input: webhook({ url: "https://hooks.corp.internal/x" }), context: { deploying: true }, code: "webhook_invalid", path: `${W}.url` },
+    { name: "a metadata name, deployed", input: webhook({ url: "https://metadata.google.internal/x" }), context: { deploying: true }, code: "webhook_invalid", path: `${W}.url` },
+    { name: "an .internal host in a stored manifest", input: webhook({ url: "https://hooks.corp.internal/x" }), check: (m) => expect(m.webhooks[0].url).toBe("https://hooks.corp.internal/x") },
     { name: "not a url", input: webhook({ url: "hooks.example.com" }), code: "webhook_invalid", path: `${W}.url` },
     { name: "loopback http in development", input: webhook({ url: "http://127.0.0.1:9999/hook" }), limits: { development: true } },
     { name: "loopback http in production", input: webhook({ url: "http://127.0.0.1:9999/hook" }), code: "webhook_invalid", path: `${W}.url` },
