@@ -152,12 +152,14 @@ function rewrite(scope: RowScope, col: CompiledCollection, current: StoredRow, i
  * (and signature) is its authority. With `upsertOn`, the live row holding the value is
  * updated (`ifMatch`, when given, must equal its version); otherwise a row is created at
  * `key`, the delivery's id, so a delivery taken over after a crash finds the row it
- * already wrote instead of writing a second one.
+ * already wrote instead of writing a second one. The same holds for an upsert: a held
+ * row at the delivery's own id is its own write, found and left as it is.
  */
 export function hookWrite(scope: RowScope, stamp: Author, collection: string, input: { key: string; data: unknown; upsertOn: string | null; ifMatch?: number }, now: string, feed: HeldEntry[]): { row: RowView; created: boolean } {
   const col = declaredCollection(scope.manifest, collection);
   checkKey(input.key);
   const held = input.upsertOn ? holderOf(scope.sql, col, input.upsertOn, input.data) : null;
+  if (held?.key === input.key) return { row: viewRow(held), created: false };
   if (held) {
     // What no writer may do, a hook may not either: update an append-only row or change an immutable field.
     if (col.appendOnly) fail(refusals.appendOnly(collection));

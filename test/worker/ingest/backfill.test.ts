@@ -82,6 +82,20 @@ describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
     expect((await json<Result>(await call(path, { key: t.key, json: [written] }), 200)).outcomes).toEqual(["dropped_duplicate"]);
   });
 
+  it("an upsert body re-sent after a crash that left its row written and its claim processing is not applied a second time", async () => {
+    const t = await deployIngest([{ name: "u", collection: "issues", mode: "upsert", upsertOn: "slug", map: { slug: "slug", title: "title" }, dedupeKey: "id" }]);
+    const path = `/v1/apps/${t.appId}/ingest-hooks/u/backfill`;
+    const body = { id: 7, slug: "seven", title: "seven" };
+    expect((await json<Result>(await call(path, { key: t.key, json: [body] }), 200)).outcomes).toEqual(["accepted"]);
+    const entry = (await t.deliveries("?hook=u"))[0];
+    // The dead relay wrote the row (created at the delivery's id) but not the journal's end.
+    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(entry.id, Date.now()).run();
+    expect((await json<Result>(await call(path, { key: t.key, json: [body] }), 200)).outcomes).toEqual(["accepted"]);
+    expect((await t.rows()).map((row) => [row.key, row.version])).toEqual([[entry.id, 1]]);
+    const feed = await json<{ entries: { op: string; row_key: string }[] }>(await call(`/v1/apps/${t.appId}/feed?since=0&limit=100`, { key: t.key }), 200);
+    expect(feed.entries.map((e) => [e.op, e.row_key])).toEqual([["create", entry.id]]);
+  });
+
   it("the journal filters by hook and status; replay bypasses dedupe and uses the current rule; a disabled hook cannot replay", async () => {
     const t = await deployIngest([{ name: "a", collection: "issues", map: { title: "title" }, dedupeKey: "id" }, { name: "b", collection: "issues" }]);
     await json(await post((await t.hook("a")).url, { id: 1, title: "first" }), 200);
