@@ -59,10 +59,13 @@ export function importOwner(importId: string): string {
   return `${IMPORT_OWNER_PREFIX}${importId}`;
 }
 
+/** The condition that leaves out apps an import still owns, for lookups not scoped by owner. */
+export const notImportOwned = notLike(apps.ownerHumanId, `${IMPORT_OWNER_PREFIX}%`);
+
 /** The app at this slug, unless an import still owns it (its pages are not served until it is whole). */
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
   return (await db(env).select().from(apps)
-    .where(and(eq(apps.slug, slug), notLike(apps.ownerHumanId, `${IMPORT_OWNER_PREFIX}%`))).limit(1))[0];
+    .where(and(eq(apps.slug, slug), notImportOwned)).limit(1))[0];
 }
 
 export async function slugExists(env: Env, slug: string): Promise<boolean> {

@@ -123,6 +123,21 @@ describe("schedules", { timeout: 60_000 }, () => {
     expect(firings.results.map((f) => [f.row_key, f.local_date, f.action])).toEqual([["rent", "2026-06-10", "email"], ["mom", "2026-06-11", "email"]]);
   });
 
+  it("an app an archive import still owns is not scanned, nor its day marked: once handed over it is reminded the same day", async () => {
+    const app = await deployWith([reminder("Half-made: {{title}}")], "UTC");
+    await addRows(app, [{ key: "bill", data: { title: "Pay bill", due: "2026-07-01" } }]);
+    const { owner } = (await env.DB.prepare("SELECT owner_human_id AS owner FROM apps WHERE id = ?1").bind(app.appId).first<{ owner: string }>())!;
+    // As src/apps/archive does while it fills a new app (src/db/apps.ts importOwner).
+    await env.DB.prepare("UPDATE apps SET owner_human_id = ?2 WHERE id = ?1").bind(app.appId, `import:imp_${app.appId}`).run();
+    await cronAt("2026-07-01T08:01:00Z");
+    expect(await mailTo(app.human.email, "Half-made:")).toEqual([]);
+    expect(await env.DB.prepare("SELECT local_date FROM schedule_scans WHERE app_id = ?1").bind(app.appId).first()).toBeNull();
+
+    await env.DB.prepare("UPDATE apps SET owner_human_id = ?2 WHERE id = ?1").bind(app.appId, owner).run();
+    await cronAt("2026-07-01T09:00:00Z");
+    expect(await subjectsTo(app.human.email, "Half-made:")).toEqual(["Half-made: Pay bill"]);
+  });
+
   it("across a timezone boundary: the same instant is past 08:00 on the due day in Auckland, not in Los Angeles; an app without a timezone runs on UTC", async () => {
     const human = await signIn();
     const auckland = await deployWith([reminder("Boundary: {{title}}")], "Pacific/Auckland", human);
