@@ -248,8 +248,34 @@ export interface LiveVersion {
   version: AppVersionRow;
 }
 
-/** The manifest the live version was deployed with, compiled under today's limits. */
+/**
+ * Compiled live manifests, per configuration and (app, version, visibility, timezone): a
+ * version's manifest never changes, and compiling one (its schemas' validators included)
+ * is the costly part of every lookup that acts on what an app declares, once per webhook
+ * batch, members call or console page. Shared read-only, as the store shares its own;
+ * bounded, the least recently used going first.
+ */
+const compiledLiveCache = new WeakMap<Config, Map<string, CompiledManifest | null>>();
+const MAX_COMPILED_LIVE = 256;
+
+/** The manifest the live version was deployed with, compiled under today's limits (null: it no longer compiles). */
 export function compileLive(live: LiveVersion, cfg: Config): CompiledManifest | null {
+  let cached = compiledLiveCache.get(cfg);
+  if (!cached) compiledLiveCache.set(cfg, cached = new Map());
+  const key = [live.app.id, live.version.version, live.app.visibility, live.app.timezone ?? ""].join("\u0000");
+  if (cached.has(key)) {
+    const hit = cached.get(key)!;
+    cached.delete(key);
+    cached.set(key, hit);
+    return hit;
+  }
+  const compiled = compileLiveUncached(live, cfg);
+  if (cached.size >= MAX_COMPILED_LIVE) cached.delete(cached.keys().next().value!);
+  cached.set(key, compiled);
+  return compiled;
+}
+
+function compileLiveUncached(live: LiveVersion, cfg: Config): CompiledManifest | null {
   try {
     return compileFor(JSON.parse(live.version.manifestJson), cfg, { visibility: live.app.visibility, timezone: live.app.timezone, deploying: false });
   } catch {
