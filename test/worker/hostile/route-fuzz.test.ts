@@ -9,20 +9,12 @@
 // route, 1,550 bodies, found no 5xx on 2026-11-26).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { call, claimedAgent, json, signIn } from "../helpers";
+import { call } from "../helpers";
+import { badAnswer, DESTRUCTIVE, fuzzTarget } from "./fuzz-target";
 
 type Obj = Record<string, any>;
 
 const RUNS = 3;
-const DESTRUCTIVE = /revoke|rotate|logout|purge|transfer|delete|pause|deletion|\/keys|claim/;
-
-const manifest = {
-  "x-service-manifest": {
-    app: { name: "Fuzzed" },
-    collections: { notes: { read: ["owner"], write: ["owner"], update: ["owner"], delete: ["owner"] } },
-    roles: { helper: { label: "Helper" } },
-  },
-};
 
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
@@ -39,12 +31,7 @@ function bodies(fields: string[]): fc.Arbitrary<unknown> {
 
 describe("every body route × hostile bodies", { timeout: 240_000 }, () => {
   it("answers a success or a 4xx catalogue envelope, never a 5xx", async () => {
-    const key = (await claimedAgent(await signIn())).api_key;
-    const app = await json<Obj>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest } }), 201);
-    const row = (await json<Obj>(await call(`/v1/apps/${app.app_id}/collections/notes`, { key, json: { key: "n1", data: { text: "x" } } }), 201)).row;
-    const spec = await json<{ paths: Record<string, Record<string, Obj>> }>(await call("/v1/openapi.json"), 200);
-    const fill = (path: string) => path.replace(/\{([A-Za-z_]+)\}/g, (_whole, name: string) => (name === "key" ? row.key : name === "name" ? "notes" : app.app_id));
-
+    const { key, spec, fill } = await fuzzTarget();
     const routes = Object.entries(spec.paths).flatMap(([path, methods]) => Object.entries(methods)
       .filter(([method, operation]) => ["post", "put", "patch"].includes(method) && operation.requestBody && !DESTRUCTIVE.test(path))
       .map(([method, operation]) => {
@@ -57,12 +44,8 @@ describe("every body route × hostile bodies", { timeout: 240_000 }, () => {
     for (const route of routes) {
       await fc.assert(fc.asyncProperty(bodies(route.fields), async (body) => {
         const res = await call(fill(route.path), { key, method: route.method.toUpperCase(), body: JSON.stringify(body) ?? "null", contentType: "application/json" });
-        const text = await res.text();
-        if (res.status >= 500) failures.push(`${route.method.toUpperCase()} ${route.path} → ${res.status} ${text.slice(0, 200)} for ${JSON.stringify(body)?.slice(0, 200)}`);
-        if (res.status >= 400 && res.status < 500) {
-          const envelope = (() => { try { return JSON.parse(text) as Obj; } catch { return null; } })();
-          if (!envelope?.error?.code || !envelope.error.hint) failures.push(`${route.method.toUpperCase()} ${route.path} → ${res.status} without the envelope: ${text.slice(0, 200)}`);
-        }
+        const problem = badAnswer(res.status, await res.text());
+        if (problem) failures.push(`${route.method.toUpperCase()} ${route.path} → ${problem} for ${JSON.stringify(body)?.slice(0, 200)}`);
       }), { numRuns: RUNS });
     }
     expect(failures).toEqual([]);
