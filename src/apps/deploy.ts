@@ -8,6 +8,7 @@
  * therefore changes nothing a user can see: same version, same document, same assets.
  */
 import { errorLogLine } from "../db/query-errors";
+import { BoundedMap } from "../bounded-map";
 import { RelayError } from "../errors";
 import { config, type Config } from "../config";
 import { parseManifest, manifestObject, compatGate, manifestLimitsFrom, validateInputData, type CompiledManifest, type CompatBreak } from "../manifest";
@@ -255,22 +256,16 @@ export interface LiveVersion {
  * batch, members call or console page. Shared read-only, as the store shares its own;
  * bounded, the least recently used going first.
  */
-const compiledLiveCache = new WeakMap<Config, Map<string, CompiledManifest | null>>();
+const compiledLiveCache = new WeakMap<Config, BoundedMap<string, CompiledManifest | null>>();
 const MAX_COMPILED_LIVE = 256;
 
 /** The manifest the live version was deployed with, compiled under today's limits (null: it no longer compiles). */
 export function compileLive(live: LiveVersion, cfg: Config): CompiledManifest | null {
   let cached = compiledLiveCache.get(cfg);
-  if (!cached) compiledLiveCache.set(cfg, cached = new Map());
+  if (!cached) compiledLiveCache.set(cfg, cached = new BoundedMap(MAX_COMPILED_LIVE));
   const key = [live.app.id, live.version.version, live.app.visibility, live.app.timezone ?? ""].join("\u0000");
-  if (cached.has(key)) {
-    const hit = cached.get(key)!;
-    cached.delete(key);
-    cached.set(key, hit);
-    return hit;
-  }
+  if (cached.has(key)) return cached.get(key) as CompiledManifest | null;
   const compiled = compileLiveUncached(live, cfg);
-  if (cached.size >= MAX_COMPILED_LIVE) cached.delete(cached.keys().next().value!);
   cached.set(key, compiled);
   return compiled;
 }

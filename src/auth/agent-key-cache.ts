@@ -14,6 +14,7 @@
  * refusals are never cached, and every other route reads D1 each time.
  */
 import { findAgentByKey, type KeyLookup } from "../db/agents";
+import { BoundedMap } from "../bounded-map";
 
 /** How long a lookup is reused; well inside the store's memory of withdrawals. */
 export const AGENT_LOOKUP_REUSE_MS = 5_000;
@@ -24,7 +25,7 @@ interface Kept {
   checkedAt: number;
 }
 
-const kept = new Map<string, Kept>();
+const kept = new BoundedMap<string, Kept>(MAX_ENTRIES);
 
 const keyOf = (apiKey: string, appRef: string) => `${appRef} ${apiKey}`;
 
@@ -37,7 +38,6 @@ export async function reusableAgentLookup(env: { DB: D1Database }, apiKey: strin
   if (hit) kept.delete(id);
   const found = await findAgentByKey(env, apiKey, appRef);
   if (found.ok && found.app && found.app.status !== "deleted") {
-    if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value!);
     kept.set(id, { found, checkedAt: now });
   }
   return { found, checkedAt: now };

@@ -19,6 +19,7 @@
  */
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
+import { BoundedMap } from "../bounded-map";
 
 export const MAX_REMEMBERED_MATCHES = 1_000;
 /** Longer paths are matched every time, so a stream of huge URLs cannot fill the memory. */
@@ -27,7 +28,7 @@ const MAX_REMEMBERED_PATH = 512;
 export class RememberingRouter<Handler> implements Router<Handler> {
   name = "RememberingRouter";
   private readonly trie = new TrieRouter<Handler>();
-  private readonly remembered = new Map<string, Result<Handler>>();
+  private readonly remembered = new BoundedMap<string, Result<Handler>>(MAX_REMEMBERED_MATCHES);
 
   add(method: string, path: string, handler: Handler): void {
     this.remembered.clear();
@@ -37,16 +38,9 @@ export class RememberingRouter<Handler> implements Router<Handler> {
   match(method: string, path: string): Result<Handler> {
     const key = `${method} ${path}`;
     const hit = this.remembered.get(key);
-    if (hit) {
-      // Most recently used last, so the oldest goes first when the map is full.
-      this.remembered.delete(key);
-      this.remembered.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const result = this.trie.match(method, path);
-    if (path.length > MAX_REMEMBERED_PATH) return result;
-    if (this.remembered.size >= MAX_REMEMBERED_MATCHES) this.remembered.delete(this.remembered.keys().next().value!);
-    this.remembered.set(key, result);
+    if (path.length <= MAX_REMEMBERED_PATH) this.remembered.set(key, result);
     return result;
   }
 }

@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { config, type Config } from "../../config";
 import { findAppBySlug, getVersion, type AppRow, type AppVersionRow, type AssetEntry } from "../../db/apps";
 import { compileLive } from "../../apps/deploy";
+import { BoundedMap } from "../../bounded-map";
 import { appUrl } from "../../apps/urls";
 import { unrestrictedState } from "../../apps/unrestricted";
 import { buildCsp } from "../../manifest/origins";
@@ -118,8 +119,8 @@ export function pageChallenge(cfg: Config, collections: Array<{ name: string; an
  * settings): versions are immutable, so a policy never goes stale; the map is bounded so
  * an isolate serving many apps stays small.
  */
-const policyCache = new Map<string, ServedPolicy>();
 const POLICY_CACHE_MAX = 200;
+const policyCache = new BoundedMap<string, ServedPolicy>(POLICY_CACHE_MAX);
 
 function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy {
   const cfg = config(env);
@@ -137,7 +138,6 @@ function policyFor(env: Env, app: AppRow, version: AppVersionRow): ServedPolicy 
       offline: compiled.offline,
     }
     : fallbackPolicy(app);
-  if (policyCache.size >= POLICY_CACHE_MAX) policyCache.delete(policyCache.keys().next().value!);
   policyCache.set(key, policy);
   return policy;
 }
