@@ -6,14 +6,12 @@
  * the app's signing secrets. Reading them one after another put several round trips
  * before every batch's first webhook send.
  */
-import { eq } from "drizzle-orm";
 import { db } from "../db/client";
-import { webhookSecrets } from "../db/effects-schema";
 import { silentIn, spansEndingAfter } from "../apps/migration-mode";
 import { firingAppOf, firingAppRead, type FiringApp } from "./webhooks/fire";
 import { bySource, deliveriesBySourceReads } from "./webhooks/record";
 import type { DeliveryRow } from "./webhooks/deliveries";
-import type { SecretRow } from "./webhooks/secret";
+import { secretRowRead, type SecretRow } from "./webhooks/secret";
 
 /**
  * How far back the spans are read: an entry written earlier than this (a pointer retried
@@ -37,7 +35,7 @@ export async function readApp(env: Env, appId: string, hookSources: readonly str
   if (hookSources.length === 0) return { silent: silentIn(await spans), spansSince, hooks: null };
   const made = deliveriesBySourceReads(d, appId, hookSources);
   const [spanRows, firingRows, secretRows, ...madeRows] = await d.batch([
-    spans, firingAppRead(d, appId), d.select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1), ...made,
+    spans, firingAppRead(d, appId), secretRowRead(d, appId), ...made,
   ]);
   return {
     silent: silentIn(spanRows),

@@ -5,7 +5,7 @@
  * previous secret still signs. At most two are ever live.
  */
 import { eq } from "drizzle-orm";
-import { db } from "../../db/client";
+import { db, type Db } from "../../db/client";
 import { webhookSecrets } from "../../db/effects-schema";
 import { RelayError } from "../../errors";
 import { nowIso } from "../../auth/tokens";
@@ -47,9 +47,14 @@ export async function webhookSecretOf(env: Env, appId: string): Promise<string |
 
 export type SecretRow = typeof webhookSecrets.$inferSelect;
 
+/** The read of the app's secret row, alone or as an item of a D1 batch. */
+export function secretRowRead(d: Db, appId: string) {
+  return d.select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1);
+}
+
 /** The app's secret row (current and previous), undefined when none was ever minted. */
 export async function secretRowOf(env: Env, appId: string): Promise<SecretRow | undefined> {
-  return (await db(env).select().from(webhookSecrets).where(eq(webhookSecrets.appId, appId)).limit(1))[0];
+  return (await secretRowRead(db(env), appId))[0];
 }
 
 /** The secrets of `row` that sign at `now`: the current one, and the previous while its grace lasts. */
