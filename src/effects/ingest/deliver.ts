@@ -6,16 +6,16 @@
  * stamped `hook`, and the journal entry ends `accepted` or `failed` (a failure releases
  * its dedupe value, so a corrective retry is a real attempt).
  *
- * Nothing is lost when the relay dies mid-delivery: a claim left `processing` for longer
- * than CLAIM_STALE_MS is taken over by the next delivery with its value, and the row is
- * written at the claimed delivery's id, so a write that did land is found, not repeated.
- * A backfilled body takes over a `processing` claim at once, stale or not: it is the
- * owner re-sending after an interrupted call, who must not be told that a body the dead
- * relay never wrote is a duplicate; if the holder is alive after all, both writes land
- * on the one row at its id.
+ * Nothing is lost when the relay dies mid-delivery: a claim left `processing` is taken
+ * over at once by the next delivery with its value (live, backfilled or replayed), and the
+ * row is written at the claimed delivery's id, so a write that did land is found, not
+ * repeated. Only an accepted delivery makes a later one a duplicate: a sender re-sending
+ * right after a crash must not be told that a body the dead relay never wrote was taken.
+ * If the holder is alive after all, both writes land on the one row at its id and both
+ * end the one journal entry `accepted` (docs/decisions/2026-11-26-ingest-claims-taken-over-at-once.md).
  */
 import { errorLogLine } from "../../db/query-errors";
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { db } from "../../db/client";
 import { ingestDeliveries } from "../../db/ingest-schema";
 import { newId } from "../../auth/tokens";
@@ -25,9 +25,6 @@ import type { EffectKind } from "../../rules/match";
 import type { Failure } from "../../../durable-objects/app-store/contract";
 import type { LiveHook } from "./hooks";
 import { dedupeKeyText, dedupeValue, ifMatchOf, mapBody } from "./mapping";
-
-/** How long a delivery may stay `processing` before another with its dedupe value takes it over. */
-export const CLAIM_STALE_MS = 60_000;
 
 export type DeliveryStatus = "accepted" | "dropped_duplicate" | "failed";
 
@@ -66,9 +63,9 @@ export interface DeliveryInput {
 type Claim = { id: string; claimed: boolean };
 
 /**
- * Claims the dedupe value for a new delivery, or takes over a stale claim of it (any
- * `processing` claim, for a backfill); null when an accepted or in-flight delivery holds
- * it (the caller journals a duplicate).
+ * Claims the dedupe value for a new delivery, or takes over a `processing` claim of it;
+ * null when an accepted delivery holds it, or another delivery took the claim over first
+ * (the caller journals a duplicate).
  */
 async function claim(env: Env, input: DeliveryInput, value: string, now: number): Promise<Claim | null> {
   const d = db(env);
@@ -81,21 +78,25 @@ async function claim(env: Env, input: DeliveryInput, value: string, now: number)
   if (inserted.length) return { id, claimed: true };
   const holder = (await d.select().from(ingestDeliveries).where(and(eq(ingestDeliveries.hookId, input.hook.id), eq(ingestDeliveries.dedupeValue, value))).limit(1))[0];
   if (!holder || holder.status !== "processing") return null;
-  if (input.source !== "backfill" && holder.claimedAt > now - CLAIM_STALE_MS) return null;
   const taken = await d.update(ingestDeliveries).set({ claimedAt: now, payload: input.rawBody, source: input.source })
     .where(and(eq(ingestDeliveries.id, holder.id), eq(ingestDeliveries.status, "processing"), eq(ingestDeliveries.claimedAt, holder.claimedAt)))
     .returning({ id: ingestDeliveries.id });
   return taken.length ? { id: holder.id, claimed: true } : null;
 }
 
-/** Records how the delivery ended: the claimed entry updated (a failure frees its value), or a new entry. */
+/**
+ * Records how the delivery ended: the claimed entry updated (a failure frees its value), or
+ * a new entry. When a claim was taken over while its holder was still alive, both end the
+ * one entry: a failure never overwrites an acceptance, whose row is written.
+ */
 async function finish(env: Env, input: DeliveryInput, entry: Claim, outcome: DeliveryOutcome, value: string | null, now: number): Promise<DeliveryOutcome> {
   const settled = {
     status: outcome.status, rowKey: outcome.rowKey, errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
     dedupeValue: outcome.status === "accepted" ? value : null,
   };
   if (entry.claimed) {
-    await db(env).update(ingestDeliveries).set(settled).where(eq(ingestDeliveries.id, entry.id));
+    const unlessAccepted = outcome.status === "accepted" ? undefined : ne(ingestDeliveries.status, "accepted");
+    await db(env).update(ingestDeliveries).set(settled).where(and(eq(ingestDeliveries.id, entry.id), unlessAccepted));
   } else {
     await db(env).insert(ingestDeliveries).values({
       id: entry.id, appId: input.app.id, hookId: input.hook.id, hookName: input.hook.name, source: input.source, dedupeKey: dedupeKeyText(input.hook.rule),

@@ -1,8 +1,8 @@
 // Backfill, the journal and replay (WIRE §2.7; spec A notes 19–21; CONTRACT §6): both body
 // forms with per-body outcomes; no brake, no signature and no wake; a re-run after a
 // partial backfill writes each body once (dedupe), and a delivery a dead relay left
-// `processing` is taken over without writing twice (by a backfill at once, by a live
-// delivery once the claim is stale); the journal lists by hook and status,
+// `processing` is taken over at once without writing twice (by a backfill or a live
+// delivery); the journal lists by hook and status,
 // a replay runs the stored body through the current rule bypassing dedupe, and the sweep
 // prunes by age and per-app cap.
 import { env } from "cloudflare:test";
@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import { call, callWith, expectError, json } from "../helpers";
 import { deployIngest, pathOf, post, type DeliveryView } from "./fixtures";
 import { pruneIngestJournal } from "../../../src/effects/ingest/journal";
-import { CLAIM_STALE_MS } from "../../../src/effects/ingest/deliver";
 
 type Result = { total: number; accepted: number; dropped_duplicate: number; failed: number; outcomes: string[] };
 
@@ -44,7 +43,7 @@ describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
     // A relay that died mid-body: body 4 written at its delivery's key, its journal entry still processing.
     await json(await call(path, { key: t.key, json: [bodies[4]] }), 200);
     const claimed = (await t.deliveries()).find((d) => (d.payload as { n: number }).n === 4)!;
-    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(claimed.id, Date.now() - CLAIM_STALE_MS - 1000).run();
+    await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(claimed.id, Date.now() - 5 * 60_000).run();
     const again = await json<Result>(await call(path, { key: t.key, json: bodies }), 200);
     expect(again.outcomes).toEqual([...Array(4).fill("dropped_duplicate"), "accepted", ...Array(5).fill("accepted")]);
     const rows = await t.rows();
@@ -52,23 +51,27 @@ describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
     expect(rows.find((row) => row.data.title === "t4")!.key).toBe(claimed.id);
   });
 
-  it("a backfill re-sent right after a crash takes over a claim still processing: a body the dead relay never wrote is written, one it wrote is not written twice; a live delivery still counts a fresh claim as in flight", async () => {
+  it("a delivery re-sent right after a crash takes over a claim still processing: a body the dead relay never wrote is written, one it wrote is not written twice", async () => {
     const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "n" }]);
     const path = `/v1/apps/${t.appId}/ingest-hooks/h/backfill`;
     const hook = await t.hook("h");
-    // The dead relay claimed body 0 a moment ago and died before writing it: a fresh claim, no row.
+    const hookId = pathOf(hook.url).split("/")[3];
+    // The dead relay claimed a body a moment ago and died before writing it: a fresh claim, no row.
+    const crashedClaim = (claimId: string, body: { n: number; title: string }) => env.DB.prepare(
+      "INSERT INTO ingest_deliveries (id, app_id, hook_id, hook_name, source, status, dedupe_key, dedupe_value, payload, created_at, claimed_at) VALUES (?1, ?2, ?3, 'h', 'live', 'processing', 'n', ?4, ?5, ?6, ?7)",
+    ).bind(claimId, t.appId, hookId, String(body.n), JSON.stringify(body), new Date().toISOString(), Date.now()).run();
+    // The sender's live re-send is written at once, at the claim's id, not answered as a duplicate.
+    const unwrittenLive = { n: 2, title: "never written, re-sent live" };
+    await crashedClaim("ind_crashedclaim0000002", unwrittenLive);
+    await json(await post(hook.url, unwrittenLive), 200);
+    expect(await t.deliveries("?status=dropped_duplicate")).toEqual([]);
+    expect((await t.rows()).map((row) => [row.key, row.data.title])).toEqual([["ind_crashedclaim0000002", unwrittenLive.title]]);
+    // So is the owner's backfill re-send.
     const unwritten = { n: 0, title: "never written" };
     const claimId = "ind_crashedclaim0000000";
-    await env.DB.prepare(
-      "INSERT INTO ingest_deliveries (id, app_id, hook_id, hook_name, source, status, dedupe_key, dedupe_value, payload, created_at, claimed_at) VALUES (?1, ?2, ?3, 'h', 'backfill', 'processing', 'n', '0', ?4, ?5, ?6)",
-    ).bind(claimId, t.appId, pathOf(hook.url).split("/")[3], JSON.stringify(unwritten), new Date().toISOString(), Date.now()).run();
-    // A live delivery with its value still takes the fresh claim for one in flight.
-    await json(await post(hook.url, unwritten), 200);
-    expect((await t.deliveries("?status=dropped_duplicate")).map((d) => d.payload)).toEqual([unwritten]);
-    expect(await t.rows()).toEqual([]);
-    // The owner's re-send writes it at once, at the claim's id.
+    await crashedClaim(claimId, unwritten);
     expect((await json<Result>(await call(path, { key: t.key, json: [unwritten] }), 200)).outcomes).toEqual(["accepted"]);
-    expect((await t.rows()).map((row) => [row.key, row.data.title])).toEqual([[claimId, "never written"]]);
+    expect((await t.rows()).find((row) => row.key === claimId)?.data.title).toBe("never written");
 
     // The dead relay wrote body 1's row but not its journal entry: the re-send finds the row.
     const written = { n: 1, title: "written" };
@@ -77,9 +80,25 @@ describe("inbound hook backfill and journal", { timeout: 60_000 }, () => {
     await env.DB.prepare("UPDATE ingest_deliveries SET status = 'processing', claimed_at = ?2 WHERE id = ?1").bind(entry.id, Date.now()).run();
     expect((await json<Result>(await call(path, { key: t.key, json: [written, unwritten] }), 200)).outcomes).toEqual(["accepted", "dropped_duplicate"]);
     const rows = await t.rows();
-    expect(rows.map((row) => row.key).sort()).toEqual([claimId, entry.id].sort());
+    expect(rows.map((row) => row.key).sort()).toEqual([claimId, entry.id, "ind_crashedclaim0000002"].sort());
     expect(rows.every((row) => row.version === 1)).toBe(true);
     expect((await json<Result>(await call(path, { key: t.key, json: [written] }), 200)).outcomes).toEqual(["dropped_duplicate"]);
+  });
+
+  it("a delivery and its duplicate sent together write one row and end one journal entry accepted", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "n" }]);
+    const hook = await t.hook("h");
+    for (let n = 0; n < 5; n += 1) {
+      const body = { n, title: `twice ${n}` };
+      const answers = await Promise.all([post(hook.url, body), post(hook.url, body), post(hook.url, body)]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    }
+    const rows = await t.rows();
+    expect(rows.map((row) => row.data.title).sort()).toEqual([0, 1, 2, 3, 4].map((n) => `twice ${n}`));
+    expect(rows.every((row) => row.version === 1)).toBe(true);
+    const accepted = await t.deliveries("?status=accepted");
+    expect(accepted.map((d) => (d.payload as { n: number }).n).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(await t.deliveries("?status=processing")).toEqual([]);
   });
 
   it("an upsert body re-sent after a crash that left its row written and its claim processing is not applied a second time", async () => {
