@@ -7,7 +7,8 @@
  * message never came and prunes old notifications; `schedules` fires the manifests'
  * schedule rules for each app's local day; `tasks` returns lapsed agent task leases to the
  * queue, expires and prunes tasks; `attachments` removes presigned uploads never confirmed; `imports` purges
- * the half-made app of an import that died midway and removes the archive entries it staged. The cron trigger runs them all, and
+ * the half-made app of an import that died midway and removes the archive entries it staged; `seeds` purges the hidden app
+ * of a create that died before its starter rows were in. The cron trigger runs them all, and
  * so does `POST /__dev/cron` in development mode, at any instant it is given.
  */
 import { sweepRateLimits } from "./db/rate-limit";
@@ -22,6 +23,7 @@ import { sweepTasks } from "./effects/tasks/sweep";
 import { sweepPendingUploads } from "./blobs/presign";
 import { sweepImportStaging } from "./apps/archive/staging";
 import { undoAbandonedImports } from "./apps/archive/lease";
+import { undoAbandonedSeeds } from "./apps/seeding";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -62,6 +64,8 @@ const SWEEPS: ReadonlyArray<{ name: string; run: (env: Env, now: number) => Prom
   // Archive entries staged by imports that never finished (the Worker ended mid-request), after a day.
   // Imports the relay died in the middle of: their half-made apps and staging (lease.ts).
   { name: "imports", run: async (env, now) => { await undoAbandonedImports(env, now); await sweepImportStaging(env.BLOBS, now); } },
+  // Creates the relay died in the middle of, between their app's insert and its starter rows (seeding.ts).
+  { name: "seeds", run: (env, now) => undoAbandonedSeeds(env, now) },
 ];
 
 /** The names of the sweeps, in the order they run. */

@@ -6,6 +6,8 @@
  * it (its inbound hooks, its webhook secret, the discarded tasks of dropped rules), so no
  * crash or failing statement can leave a live version without them. A failed deploy
  * therefore changes nothing a user can see: same version, same document, same assets.
+ * A create with starter rows (`input_data`) keeps its app hidden until the rows are in
+ * the store, then hands it to its person (seeding.ts).
  */
 import { errorLogLine } from "../db/query-errors";
 import { BoundedMap } from "../bounded-map";
@@ -17,7 +19,7 @@ import { prepareAssets, type AssetInput, type PreparedAsset } from "./assets";
 import { attachmentResolver } from "./asset-attachments";
 import { friendlySlug, unguessableSlug, validateSlug } from "./slug";
 import {
-  appCreated, countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, slugExists, stillLiveAt,
+  appCreated, countLiveApps, getVersion, insertAppWithVersion, insertVersionAndAdvance, newAppId, seedingOwner, slugExists, slugHeldBySeeding, stillLiveAt,
   type AppRow, type AppVersionRow, type AssetEntry, type DeployGuard, type Visibility,
 } from "../db/apps";
 import { mintShareToken } from "./share";
@@ -26,7 +28,8 @@ import { mintSecretStatement, mintedSecret } from "../effects/webhooks/secret";
 import { hookSyncStatements } from "../effects/ingest/hooks";
 import { discardStaleTasksStatement } from "../effects/tasks/record";
 import { appStore } from "./store";
-import { purgeApp } from "./trash";
+import { SEEDING_LAPSE_MS, seedThenHandOver } from "./seeding";
+import { appCapReached } from "./hand-over";
 import { nowIso } from "../auth/tokens";
 
 /** The Worker's bindings: D1 for the registry, R2 for bytes, the AppStore for rows. */
@@ -128,11 +131,26 @@ function indexOf(assets: PreparedAsset[]): AssetEntry[] {
   return assets.map(({ path, sha256, size, mime, attachment_id }) => ({ path, sha256, size, mime, ...(attachment_id ? { attachment_id } : {}) }));
 }
 
-async function chooseSlug(env: Env, visibility: Visibility, requested: string | undefined, appName: string): Promise<string> {
+/**
+ * The refusal of a requested slug in use. When the caller's own create holds it, hidden
+ * while it seeds its starter rows (src/apps/seeding.ts), the message says so: if that
+ * create was cut off, the slug is free again once the cron has purged it.
+ */
+async function slugTaken(env: Env, slug: string, humanId: string): Promise<RelayError> {
+  const message = (await slugHeldBySeeding(env, slug, humanId))
+    ? `The slug "${slug}" is held by a create of yours that has not finished writing its starter rows; if it was cut off, the slug is free again within ${SEEDING_FREED_MINUTES} minutes.`
+    : `The slug "${slug}" is in use.`;
+  return new RelayError("slug_taken", message, { field: "slug" });
+}
+
+/** The seeding window and the cron's period after it: by then an abandoned seeding create has been purged. */
+const SEEDING_FREED_MINUTES = SEEDING_LAPSE_MS / 60_000 + 5;
+
+async function chooseSlug(env: Env, humanId: string, visibility: Visibility, requested: string | undefined, appName: string): Promise<string> {
   if (requested !== undefined) {
     if (visibility === "link") throw new RelayError("slug_not_allowed_for_link", "Link apps get a server-generated slug; drop `slug`.", { field: "slug" });
     validateSlug(requested);
-    if (await slugExists(env, requested)) throw new RelayError("slug_taken", `The slug "${requested}" is in use.`, { field: "slug" });
+    if (await slugExists(env, requested)) throw await slugTaken(env, requested, humanId);
     return requested;
   }
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -163,24 +181,22 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
 
   // A dry run answers what the real deploy would: a full account or a taken slug fail it too.
   const cap = cfg.limits.MAX_APPS_PER_ACCOUNT;
-  if ((await countLiveApps(env, actor.ownerHumanId)) >= cap) {
-    throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
-  }
+  if ((await countLiveApps(env, actor.ownerHumanId)) >= cap) throw appCapReached(cap);
   if (input.dry_run) {
-    if (input.slug !== undefined && (await slugExists(env, input.slug))) {
-      throw new RelayError("slug_taken", `The slug "${input.slug}" is in use.`, { field: "slug" });
-    }
+    if (input.slug !== undefined && (await slugExists(env, input.slug))) throw await slugTaken(env, input.slug, actor.ownerHumanId);
     return { dryRun: true, body: { ok: true, warnings: compiled.warnings } };
   }
-  const slug = await chooseSlug(env, visibility, input.slug, compiled.app.name);
+  const slug = await chooseSlug(env, actor.ownerHumanId, visibility, input.slug, compiled.app.name);
   // A server-chosen slug is known only now; its origin may not be listed either (a wildcard could cover it).
   if (input.slug === undefined) compiled = compile(input.manifest, cfg, visibility, null, slug);
   const documentSha = (await storeBytes(env, document, assets))!;
   const index = indexOf(assets);
   const now = nowIso();
   const share = visibility === "link" ? await mintShareToken() : null;
+  // With starter rows the app is hidden (owned by a placeholder) until they are in (seeding.ts);
+  // without, the batch below is the whole create.
   const app: AppRow = {
-    id: newAppId(), slug, ownerHumanId: actor.ownerHumanId, createdByAgentId: actor.agentId, visibility, status: "active",
+    id: newAppId(), slug, ownerHumanId: seedRows ? seedingOwner(actor.ownerHumanId) : actor.ownerHumanId, createdByAgentId: actor.agentId, visibility, status: "active",
     currentVersion: 1, timezone: null, shareTokenHash: share?.hash ?? null, createdAt: now, lastActivityAt: now,
     deletedAt: null, statusBeforeDelete: null,
   };
@@ -195,16 +211,12 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
     inserted = await insertAppWithVersion(env, app, version, cap, derived.statements);
   } catch (err) {
     // Two creates racing for one chosen slug: the unique index decides, the loser is told.
-    if (input.slug !== undefined && /UNIQUE/i.test(String(err))) {
-      throw new RelayError("slug_taken", `The slug "${input.slug}" is in use.`, { field: "slug" });
-    }
+    if (input.slug !== undefined && /UNIQUE/i.test(String(err))) throw await slugTaken(env, input.slug, actor.ownerHumanId);
     throw err;
   }
   // Concurrent creates counted the same free slot; the insert re-checks the cap and only one wins it.
-  if (!inserted) {
-    throw new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
-  }
-  if (seedRows) await seedOrUndo(env, app, actor, seedRows);
+  if (!inserted) throw appCapReached(cap);
+  if (seedRows) await seedThenHandOver(env, app, actor.agentId, seedRows, actor.ownerHumanId, cap);
   const url = appUrl(cfg, slug);
   const webhookSecret = derived.webhookSecret(inserted);
   return {
@@ -216,20 +228,6 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
       ...(compiled.warnings.length ? { warnings: compiled.warnings } : {}),
     },
   };
-}
-
-/**
- * Writes the starter rows in the new app's store in one transaction. The deploy is
- * all-or-nothing with them: if the store refuses any row (a unique clash, the row
- * quota), the app just created is purged again and the refusal is the deploy's answer.
- */
-async function seedOrUndo(env: Env, app: AppRow, actor: DeployActor, rows: Record<string, { key: string | null; data: unknown }[]>): Promise<void> {
-  const list = Object.fromEntries(Object.entries(rows).map(([c, r]) => [c, r.map((row) => ({ data: row.data, ...(row.key ? { key: row.key } : {}) }))]));
-  const outcome = await appStore(env, app.id).seed({ appId: app.id, version: 1, principal: { kind: "agent", agentId: actor.agentId } }, list);
-  if (!outcome.ok) {
-    await purgeApp(env, app.id);
-    throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
-  }
 }
 
 /** Refuses a redeploy that makes a field unique while live rows share a value of it. */

@@ -3,7 +3,7 @@
  * live version, and the immutable version records. Every lookup is scoped to an owner, so
  * another owner's app is indistinguishable from a missing one (`app_not_found`).
  */
-import { and, desc, eq, lt, notLike, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, gte, lt, notLike, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
 import { db } from "./client";
 import { apps, appVersions } from "./apps-schema";
 import { nowIso } from "../auth/tokens";
@@ -42,30 +42,57 @@ export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: 
   return (await db(env).select().from(apps).where(ownedAppCondition(ownerHumanId, idOrSlug)).limit(1))[0];
 }
 
-/** The ids of every app the human (or the import, see importOwner) owns, whatever its status. */
+/** The ids of every app the human (or a placeholder, see importOwner) owns, whatever its status. */
 export async function appIdsOfOwner(env: Env, ownerHumanId: string): Promise<string[]> {
   return (await db(env).select({ id: apps.id }).from(apps).where(eq(apps.ownerHumanId, ownerHumanId))).map((r) => r.id);
 }
 
 /**
- * While an archive import fills a new app (src/apps/archive), the import owns it, not a
- * person: its owner is `import:<import id>`, which no human id can be. Every owner-scoped
- * lookup, list and count misses it, so a half-made app is never shown nor counted; when it
- * is whole the import hands it to its person in one statement (handOverImportedApp).
+ * Placeholder owners: while an app is made in more than one step, a placeholder owns it,
+ * not a person. An archive import filling a new app (src/apps/archive) owns it as
+ * `import:<import id>`; a create seeding its starter rows (src/apps/seeding.ts) owns it as
+ * `seeding:<human id>`. No human id has either form. Every owner-scoped lookup, list and
+ * count misses such an app, so a half-made app is never shown nor counted; when it is
+ * whole it is handed to its person in one statement (handOverApp).
  */
 const IMPORT_OWNER_PREFIX = "import:";
+const SEEDING_OWNER_PREFIX = "seeding:";
+/** The first string after every `seeding:…` (';' follows ':'). */
+const SEEDING_OWNERS_END = "seeding;";
+const PLACEHOLDER_OWNER_PREFIXES = [IMPORT_OWNER_PREFIX, SEEDING_OWNER_PREFIX];
 
 export function importOwner(importId: string): string {
   return `${IMPORT_OWNER_PREFIX}${importId}`;
 }
 
-/** The condition that leaves out apps an import still owns, for lookups not scoped by owner. */
-export const notImportOwned = notLike(apps.ownerHumanId, `${IMPORT_OWNER_PREFIX}%`);
+/** The owner of an app a create is seeding for this person, until it is handed over. */
+export function seedingOwner(humanId: string): string {
+  return `${SEEDING_OWNER_PREFIX}${humanId}`;
+}
 
-/** The app at this slug, unless an import still owns it (its pages are not served until it is whole). */
+/** The condition that leaves out apps a placeholder still owns, for lookups not scoped by owner. */
+export const notPlaceholderOwned = and(...PLACEHOLDER_OWNER_PREFIXES.map((prefix) => notLike(apps.ownerHumanId, `${prefix}%`)))!;
+
+/** The app at this slug, unless a placeholder still owns it (its pages are not served until it is whole). */
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
   return (await db(env).select().from(apps)
-    .where(and(eq(apps.slug, slug), notImportOwned)).limit(1))[0];
+    .where(and(eq(apps.slug, slug), notPlaceholderOwned)).limit(1))[0];
+}
+
+/**
+ * The ids of apps a create began seeding before `createdBefore` and never handed over.
+ * A range over the owner column, so the owner index serves it.
+ */
+export async function appsSeedingSince(env: Env, createdBefore: string, limit: number): Promise<string[]> {
+  return (await db(env).select({ id: apps.id }).from(apps)
+    .where(and(gte(apps.ownerHumanId, SEEDING_OWNER_PREFIX), lt(apps.ownerHumanId, SEEDING_OWNERS_END), lt(apps.createdAt, createdBefore)))
+    .limit(limit)).map((r) => r.id);
+}
+
+/** Whether a create of this person, seeding its starter rows, holds this slug. */
+export async function slugHeldBySeeding(env: Env, slug: string, humanId: string): Promise<boolean> {
+  return (await db(env).select({ id: apps.id }).from(apps)
+    .where(and(eq(apps.slug, slug), eq(apps.ownerHumanId, seedingOwner(humanId)))).limit(1)).length > 0;
 }
 
 export async function slugExists(env: Env, slug: string): Promise<boolean> {
@@ -148,16 +175,16 @@ export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLi
 }
 
 /**
- * Gives an imported app, whole now, from its import to the person who imported it, only
- * while that person has fewer than `maxLiveApps` live apps (counted in the same
- * statement, so the cap holds against concurrent creates and imports). It becomes
- * visible at that instant, first in its person's list. False when at the cap or when the
- * import no longer owns the app (the sweep undid it).
+ * Gives an app, whole now, from the placeholder that made it (an import, a seeding
+ * create) to its person, only while that person has fewer than `maxLiveApps` live apps
+ * (counted in the same statement, so the cap holds against concurrent creates and
+ * imports). It becomes visible at that instant, first in its person's list. False when at
+ * the cap or when the placeholder no longer owns the app (a sweep undid it).
  */
-export async function handOverImportedApp(env: Env, appId: string, fromImport: string, toHumanId: string, maxLiveApps: number): Promise<boolean> {
+export async function handOverApp(env: Env, appId: string, fromPlaceholder: string, toHumanId: string, maxLiveApps: number): Promise<boolean> {
   const moved = await env.DB.prepare(
     `UPDATE apps SET owner_human_id = ?3, last_activity_at = ?4 WHERE id = ?1 AND owner_human_id = ?2 AND ${LIVE_APPS_OF} < ?5`,
-  ).bind(appId, fromImport, toHumanId, nowIso(), maxLiveApps).run();
+  ).bind(appId, fromPlaceholder, toHumanId, nowIso(), maxLiveApps).run();
   return moved.meta.changes === 1;
 }
 

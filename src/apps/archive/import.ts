@@ -19,7 +19,8 @@ import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { storeAttachment } from "../../blobs/attachments";
 import { mapReferences, requireAccessibleRefs } from "../../blobs/refs";
-import { appIdsOfOwner, countLiveApps, findAppForOwner, handOverImportedApp, type AppRow } from "../../db/apps";
+import { countLiveApps, findAppForOwner, type AppRow } from "../../db/apps";
+import { appCapReached, handOverOrRefuse } from "../hand-over";
 import type { PortableRow } from "../../../durable-objects/app-store/contract";
 import { unwrap } from "../../../durable-objects/app-store/contract";
 import { createApp, type DeployActor } from "../deploy";
@@ -154,18 +155,6 @@ export async function importApp(env: Env, actor: DeployActor, body: ReadableStre
   }
 }
 
-function appCapReached(cap: number): RelayError {
-  return new RelayError("account_quota_exceeded", `This account has ${cap} apps, the most it may have.`, { limit: cap, resource: "apps" });
-}
-
-/** The whole app goes from its import to its person, only if the person still has room. */
-async function handOver(env: Env, appId: string, lease: ImportLease, ownerHumanId: string, cap: number): Promise<void> {
-  if (await handOverImportedApp(env, appId, lease.owner, ownerHumanId, cap)) return;
-  if ((await appIdsOfOwner(env, lease.owner)).includes(appId)) throw appCapReached(cap);
-  // Only a step that outlasted the lease lets the sweep undo a live import.
-  throw new RelayError("internal_error", "The import stalled and was undone; send the archive again.");
-}
-
 /** From a staged archive to a whole new app, or none: a failure midway purges the half-made app. */
 async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchive, lease: ImportLease): Promise<ImportResult> {
   const archive = checkContents(staged);
@@ -184,7 +173,8 @@ async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchiv
   try {
     const app = (await findAppForOwner(env, lease.owner, appId))!;
     const counts = await fill(env, actor, app, staged, archive, lease);
-    await handOver(env, appId, lease, ownerHumanId, cap);
+    // Only a step that outlasted the lease lets the sweep undo a live import.
+    await handOverOrRefuse(env, appId, lease.owner, ownerHumanId, cap, "The import stalled and was undone; send the archive again.");
     return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
   } catch (err) {
     await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, errorLogLine(cleanup)));

@@ -8,7 +8,7 @@ import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { db } from "../../db/client";
 import { apps, appVersions } from "../../db/apps-schema";
 import { scheduleFirings, scheduleScans } from "../../db/schedules-schema";
-import { notImportOwned, type AppRow } from "../../db/apps";
+import { notPlaceholderOwned, type AppRow } from "../../db/apps";
 import { addDays, dueScanDay, wallClock, zoneOrUtc } from "./local-day";
 
 /** A scan claimed but never finished (its sweep died) is taken over after this. */
@@ -42,8 +42,8 @@ export async function appsDueForScan(env: Env, now: number, batch: number): Prom
     .where(and(
       inArray(apps.status, ["active", "dormant"]),
       isNotNull(apps.currentVersion),
-      // A half-made import is not scanned (nor its day marked): it is scanned once whole.
-      notImportOwned,
+      // A half-made app (an import filling it, a create seeding it) is not scanned (nor its day marked): it is scanned once whole.
+      notPlaceholderOwned,
       sql`coalesce(json_array_length(${appVersions.manifestJson}, '$."x-service-manifest".schedules'), 0) > 0`,
     ));
   const due: Array<{ id: string; zone: string; day: string }> = [];

@@ -94,6 +94,24 @@ export async function owner(): Promise<Owner> {
   return { human, agent, key: agent.api_key };
 }
 
+/** The ids of the owner's apps as /v1/apps lists them (`query` adds parameters, from `&`). */
+export async function listedIds(who: Owner, query = ""): Promise<string[]> {
+  return (await json<{ items: Array<{ id: string }> }>(await call(`/v1/apps?limit=200${query}`, { key: who.key }), 200)).items.map((a) => a.id);
+}
+
+/** The ids of the apps the owner's console lists (/v1/self/apps). */
+export async function consoleListedIds(who: Owner): Promise<string[]> {
+  return (await json<{ items: Array<{ id?: string; app_id?: string }> }>(await call("/v1/self/apps", { session: who.human.session }), 200)).items.map((a) => (a.id ?? a.app_id)!);
+}
+
+/** The one app the owner's agent created besides `others`, read from D1 (an app in flight is in no list). */
+export async function appMadeBesides(who: Owner, others: string[]): Promise<{ id: string; slug: string }> {
+  const rows = await env.DB.prepare(`SELECT id, slug FROM apps WHERE created_by_agent_id = ?1 AND id NOT IN (SELECT value FROM json_each(?2))`)
+    .bind(who.agent.agent_id, JSON.stringify(others)).all<{ id: string; slug: string }>();
+  expect(rows.results).toHaveLength(1);
+  return rows.results[0];
+}
+
 export interface Created {
   app_id: string;
   slug: string;

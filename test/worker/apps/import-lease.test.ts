@@ -13,7 +13,7 @@ import { MANIFEST, owner, type Owner } from "./fixtures";
 import { LEASE_LAPSE_MS, takeImportLease, undoAbandonedImports, type ImportLease } from "../../../src/apps/archive/lease";
 import { newStagingPrefix } from "../../../src/apps/archive/staging";
 import { createApp } from "../../../src/apps/deploy";
-import { handOverImportedApp } from "../../../src/db/apps";
+import { handOverApp } from "../../../src/db/apps";
 
 const listed = async (key: string) => (await json<{ items: Array<{ id: string }> }>(await call("/v1/apps?limit=200", { key }), 200)).items.map((a) => a.id);
 
@@ -50,8 +50,8 @@ describe("import lease", { timeout: 60_000 }, () => {
     const released = await takeImportLease(env.BLOBS, newStagingPrefix());
     const diedAfterHandOver = await takeImportLease(env.BLOBS, newStagingPrefix());
     const whole = [await importsApp(who, released), await importsApp(who, diedAfterHandOver)];
-    expect(await handOverImportedApp(env, whole[0], released.owner, who.human.humanId, 100)).toBe(true);
-    expect(await handOverImportedApp(env, whole[1], diedAfterHandOver.owner, who.human.humanId, 100)).toBe(true);
+    expect(await handOverApp(env, whole[0], released.owner, who.human.humanId, 100)).toBe(true);
+    expect(await handOverApp(env, whole[1], diedAfterHandOver.owner, who.human.humanId, 100)).toBe(true);
     await released.release();
     await undoAbandonedImports(env, lapsed());
     expect(await listed(who.key)).toEqual(expect.arrayContaining(whole));

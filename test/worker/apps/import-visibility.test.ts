@@ -5,10 +5,9 @@
 // pages are not served, and it takes no slot of the owner's app cap, so an import that
 // died cannot block the retry. It appears, whole and first in the list, when the import
 // hands it over; an import that would overrun the cap by then is refused and leaves nothing.
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, count, expectError, json } from "../helpers";
-import { deploy, owner, type Owner } from "./fixtures";
+import { appMadeBesides, consoleListedIds, deploy, listedIds, owner, type Owner } from "./fixtures";
 import { appCall } from "../serve/helpers";
 import { tool } from "../mcp/rpc";
 import { heldImport } from "./held-import";
@@ -26,32 +25,18 @@ async function archiveOf(who: Owner): Promise<{ sourceId: string; archive: Uint8
   return { sourceId: source.app_id, archive: new Uint8Array(await res.arrayBuffer()) };
 }
 
-/** The app the held import made: the one its agent created besides the source. */
-async function inFlight(who: Owner, sourceId: string): Promise<{ id: string; slug: string }> {
-  const rows = await env.DB.prepare("SELECT id, slug FROM apps WHERE created_by_agent_id = ?1 AND id != ?2")
-    .bind(who.agent.agent_id, sourceId).all<{ id: string; slug: string }>();
-  expect(rows.results).toHaveLength(1);
-  return rows.results[0];
-}
-
-const listed = async (who: Owner, query = "") =>
-  (await json<{ items: Array<{ id: string }> }>(await call(`/v1/apps?limit=200${query}`, { key: who.key }), 200)).items.map((a) => a.id);
-
-const consoleListed = async (who: Owner) =>
-  (await json<{ items: Array<{ id?: string; app_id?: string }> }>(await call("/v1/self/apps", { session: who.human.session }), 200)).items.map((a) => a.id ?? a.app_id);
-
 describe("an app being imported", { timeout: 60_000 }, () => {
   it("is shown nowhere and answers app_not_found until the import hands it over whole", async () => {
     const who = await owner();
     const { sourceId, archive } = await archiveOf(who);
     const held = heldImport(who.key, archive);
     await held.reached;
-    const app = await inFlight(who, sourceId);
+    const app = await appMadeBesides(who, [sourceId]);
 
-    expect(await listed(who)).toEqual([sourceId]);
-    expect(await listed(who, "&status=all")).toEqual([sourceId]);
-    expect(await listed(who, `&slug=${app.slug}`)).toEqual([]);
-    expect(await consoleListed(who)).toEqual([sourceId]);
+    expect(await listedIds(who)).toEqual([sourceId]);
+    expect(await listedIds(who, "&status=all")).toEqual([sourceId]);
+    expect(await listedIds(who, `&slug=${app.slug}`)).toEqual([]);
+    expect(await consoleListedIds(who)).toEqual([sourceId]);
     const mcpList = await tool(who.key, "apps", { action: "list" });
     expect(mcpList.isError).toBe(false);
     expect((mcpList.value.items as Array<{ id: string }>).map((a) => a.id)).toEqual([sourceId]);
@@ -74,8 +59,8 @@ describe("an app being imported", { timeout: 60_000 }, () => {
     const done = await json<{ app_id: string; imported: { rows: number } }>(await held.answer, 201);
     expect(done.app_id).toBe(app.id);
     expect(done.imported.rows).toBe(ROWS);
-    expect(await listed(who)).toEqual([app.id, sourceId]);
-    expect(await consoleListed(who)).toContain(app.id);
+    expect(await listedIds(who)).toEqual([app.id, sourceId]);
+    expect(await consoleListedIds(who)).toContain(app.id);
     const detail = await json<{ row_count: number; status: string }>(await call(`/v1/apps/${app.id}`, { key }), 200);
     expect(detail).toMatchObject({ row_count: ROWS, status: "active" });
     expect((await appCall(app.slug, "/")).status).toBe(200);
@@ -88,7 +73,7 @@ describe("an app being imported", { timeout: 60_000 }, () => {
     const capped = { MAX_APPS_PER_ACCOUNT: "2" };
     const held = heldImport(who.key, archive, capped);
     await held.reached;
-    const app = await inFlight(who, sourceId);
+    const app = await appMadeBesides(who, [sourceId]);
     // As if the held import had died: sending the archive again is not blocked by the half-made app.
     const retried = await json<{ app_id: string; imported: { rows: number } }>(
       await callWith(capped, "/v1/apps/import", { key: who.key, method: "POST", body: archive, contentType: "application/x-tar" }), 201);
@@ -97,6 +82,6 @@ describe("an app being imported", { timeout: 60_000 }, () => {
     held.release();
     await expectError(await held.answer, 409, "account_quota_exceeded");
     expect(await count("apps", "id = ?1", app.id)).toBe(0);
-    expect((await listed(who)).sort()).toEqual([sourceId, retried.app_id].sort());
+    expect((await listedIds(who)).sort()).toEqual([sourceId, retried.app_id].sort());
   });
 });

@@ -1,0 +1,56 @@
+// A create with starter rows (input_data) over /v1 held between its D1 batch and its
+// seed, for tests of what is seen while a create is in flight (or after the relay died
+// there): the create runs through the relay's real entry point with the real AppStore
+// namespace behind a gate that holds the store's `seed` call. By then the app and its
+// version are in D1 (with its hooks and webhook secret) but its store holds no row;
+// `release` lets the create carry on to its answer.
+import { env } from "cloudflare:test";
+import { callWith } from "../helpers";
+
+export interface HeldSeed {
+  /** Settles once the create has made its app and is about to seed it. */
+  reached: Promise<void>;
+  /** The create's answer, once released. */
+  answer: Promise<Response>;
+  release(): void;
+}
+
+/**
+ * `target` with the members in `replaced` swapped; its own methods are called on it (not
+ * bound: on a Durable Object stub `bind` would itself be a remote call).
+ */
+function withMembers<T extends object>(target: T, replaced: Record<string, unknown>): T {
+  return new Proxy(target, {
+    get(inner, property) {
+      if (typeof property === "string" && property in replaced) return replaced[property];
+      const value = Reflect.get(inner, property) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => (inner as Record<PropertyKey, (...a: unknown[]) => unknown>)[property](...args);
+    },
+  });
+}
+
+/** `body` is the create's JSON body; `overrides` are extra bindings for its request (e.g. a lower app cap). */
+export function heldSeed(key: string, body: Record<string, unknown>, overrides: Record<string, unknown> = {}): HeldSeed {
+  let reachedGate!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => { reachedGate = resolve; });
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const namespace = env.APP_STORE;
+  const gated = withMembers(namespace, {
+    get: (id: DurableObjectId) => {
+      const stub = namespace.get(id);
+      return withMembers(stub, {
+        seed: async (...args: unknown[]) => {
+          reachedGate();
+          await gate;
+          return (stub as unknown as { seed(...a: unknown[]): Promise<unknown> }).seed(...args);
+        },
+      });
+    },
+  });
+  const answer = callWith({ ...overrides, APP_STORE: gated }, "/v1/apps", { key, json: body });
+  // A create refused before it made its app never reaches the gate: let the test see why.
+  void answer.then(() => reachedGate(), () => reachedGate());
+  return { reached, answer, release };
+}
