@@ -3,7 +3,8 @@
 // a relay killed there would leave it: the app is in none of its owner's lists (/v1, the
 // console's /v1/self, the MCP apps tool), its id and slug answer app_not_found, its pages
 // are not served and it takes no slot of the app cap; a retry with its slug is told the
-// slug is held by the caller's own unfinished create. Released, it appears first in the
+// slug is held by the caller's own unfinished create. A seed whose answer is lost leaves
+// no app (held-seed.ts seedAnswerLost). Released, it appears first in the
 // list with its rows; a hand-over that would overrun the cap is refused and leaves
 // nothing. One whose create died is purged by the `seeds` sweep (hooks and webhook secret
 // with it) once the seeding window has passed, and not before.
@@ -14,7 +15,7 @@ import { appMadeBesides, consoleListedIds, deploy, listedIds, MANIFEST, owner } 
 import { appCall } from "../serve/helpers";
 import { tool } from "../mcp/rpc";
 import { ingestManifest } from "../ingest/fixtures";
-import { heldSeed } from "./held-seed";
+import { heldSeed, seedAnswerLost } from "./held-seed";
 import { SEEDING_LAPSE_MS, undoAbandonedSeeds } from "../../../src/apps/seeding";
 import { sweepNames } from "../../../src/sweeps";
 
@@ -93,6 +94,17 @@ describe("a create with starter rows, before its rows are in", { timeout: 60_000
     await expectError(await held.answer, 409, "account_quota_exceeded");
     expect(await count("apps", "id = ?1", app.id)).toBe(0);
     expect((await listedIds(who)).sort()).toEqual([first.app_id, beside.app_id].sort());
+  });
+
+  it("a seed that landed but whose answer was lost leaves nothing: the create answers the failure and the app is purged, rows and all", async () => {
+    const who = await owner();
+    const slug = uniqueSlug();
+    await expectError(await seedAnswerLost(who.key, { html: "<h1>seeded</h1>", manifest: MANIFEST, slug, input_data: STARTER }), 500, "internal_error");
+    expect(await count("apps", "slug = ?1", slug)).toBe(0);
+    expect(await listedIds(who)).toEqual([]);
+    // The slug is free for the retry, which makes the app whole.
+    const retried = await json<{ app_id: string }>(await call("/v1/apps", { key: who.key, json: { html: "<h1>seeded</h1>", manifest: MANIFEST, slug, input_data: STARTER } }), 201);
+    expect(await json<{ row_count: number }>(await call(`/v1/apps/${retried.app_id}`, { key: who.key }), 200)).toMatchObject({ row_count: 2 });
   });
 
   it("one whose create died is purged by the seeds sweep once the seeding window has passed, and not before, with its hooks and webhook secret", async () => {

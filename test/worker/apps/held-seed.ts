@@ -3,7 +3,8 @@
 // there): the create runs through the relay's real entry point with the real AppStore
 // namespace behind a gate that holds the store's `seed` call. By then the app and its
 // version are in D1 (with its hooks and webhook secret) but its store holds no row;
-// `release` lets the create carry on to its answer.
+// `release` lets the create carry on to its answer. `seedAnswerLost` lets the seed land
+// and loses its answer instead.
 import { env } from "cloudflare:test";
 import { callWith } from "../helpers";
 
@@ -30,27 +31,42 @@ function withMembers<T extends object>(target: T, replaced: Record<string, unkno
   });
 }
 
+type Seed = (...args: unknown[]) => Promise<unknown>;
+
+/** The real AppStore namespace, except that each store's `seed` goes through `around` (given the real one). */
+function storesWithSeed(around: (seed: Seed, args: unknown[]) => Promise<unknown>): typeof env.APP_STORE {
+  const namespace = env.APP_STORE;
+  return withMembers(namespace, {
+    get: (id: DurableObjectId) => {
+      const stub = namespace.get(id);
+      const seed: Seed = (...args) => (stub as unknown as { seed: Seed }).seed(...args);
+      return withMembers(stub, { seed: (...args: unknown[]) => around(seed, args) });
+    },
+  });
+}
+
 /** `body` is the create's JSON body; `overrides` are extra bindings for its request (e.g. a lower app cap). */
 export function heldSeed(key: string, body: Record<string, unknown>, overrides: Record<string, unknown> = {}): HeldSeed {
   let reachedGate!: () => void;
   let release!: () => void;
   const reached = new Promise<void>((resolve) => { reachedGate = resolve; });
   const gate = new Promise<void>((resolve) => { release = resolve; });
-  const namespace = env.APP_STORE;
-  const gated = withMembers(namespace, {
-    get: (id: DurableObjectId) => {
-      const stub = namespace.get(id);
-      return withMembers(stub, {
-        seed: async (...args: unknown[]) => {
-          reachedGate();
-          await gate;
-          return (stub as unknown as { seed(...a: unknown[]): Promise<unknown> }).seed(...args);
-        },
-      });
-    },
+  const gated = storesWithSeed(async (seed, args) => {
+    reachedGate();
+    await gate;
+    return seed(...args);
   });
   const answer = callWith({ ...overrides, APP_STORE: gated }, "/v1/apps", { key, json: body });
   // A create refused before it made its app never reaches the gate: let the test see why.
   void answer.then(() => reachedGate(), () => reachedGate());
   return { reached, answer, release };
+}
+
+/** A create whose seed is written in the store but whose answer never comes back (the connection to the store drops after it). */
+export function seedAnswerLost(key: string, body: Record<string, unknown>): Promise<Response> {
+  const lossy = storesWithSeed(async (seed, args) => {
+    await seed(...args);
+    throw new Error("Network connection lost.");
+  });
+  return callWith({ APP_STORE: lossy }, "/v1/apps", { key, json: body });
 }
