@@ -4,7 +4,8 @@
 // console's /v1/self, the MCP apps tool), its id and slug answer app_not_found, its pages
 // are not served and it takes no slot of the app cap; a retry with its slug is told the
 // slug is held by the caller's own unfinished create. A seed whose answer is lost leaves
-// no app (held-seed.ts seedAnswerLost). Released, it appears first in the
+// no app (held-seed.ts seedAnswerLost). What the create derives from its manifest (inbound
+// hooks, webhook secret) is in its answer and works once the app is handed over. Released, it appears first in the
 // list with its rows; a hand-over that would overrun the cap is refused and leaves
 // nothing. One whose create died is purged by the `seeds` sweep (hooks and webhook secret
 // with it) once the seeding window has passed, and not before.
@@ -14,7 +15,7 @@ import { call, callWith, count, expectError, json } from "../helpers";
 import { appMadeBesides, consoleListedIds, deploy, listedIds, MANIFEST, owner } from "./fixtures";
 import { appCall } from "../serve/helpers";
 import { tool } from "../mcp/rpc";
-import { ingestManifest } from "../ingest/fixtures";
+import { ingestManifest, post } from "../ingest/fixtures";
 import { heldSeed, seedAnswerLost } from "./held-seed";
 import { SEEDING_LAPSE_MS, undoAbandonedSeeds } from "../../../src/apps/seeding";
 import { sweepNames } from "../../../src/sweeps";
@@ -94,6 +95,20 @@ describe("a create with starter rows, before its rows are in", { timeout: 60_000
     await expectError(await held.answer, 409, "account_quota_exceeded");
     expect(await count("apps", "id = ?1", app.id)).toBe(0);
     expect((await listedIds(who)).sort()).toEqual([first.app_id, beside.app_id].sort());
+  });
+
+  it("keeps what the create derives from its manifest: the answer carries the webhook secret, and the inbound hook takes deliveries once handed over", async () => {
+    const who = await owner();
+    const manifest = ingestManifest([{ name: "inbox", collection: "issues", map: { title: "title" } }], { webhooks: [{ on: "create", collection: "issues", url: "http://127.0.0.1:9/never" }] });
+    const created = await json<{ app_id: string; webhook_secret?: string }>(await call("/v1/apps", {
+      key: who.key, json: { html: "<p>x</p>", manifest, input_data: { issues: [{ data: { title: "starter" } }] } },
+    }), 201);
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    expect(await traces(created.app_id)).toEqual({ apps: 1, versions: 1, hooks: 1, secrets: 1 });
+    const hooks = await json<{ hooks: Array<{ name: string; url: string }> }>(await call(`/v1/apps/${created.app_id}/ingest-hooks`, { key: who.key }), 200);
+    await json(await post(hooks.hooks.find((hook) => hook.name === "inbox")!.url, { title: "delivered" }), 200);
+    const rows = await json<{ rows: Array<{ data: { title: string } }> }>(await call(`/v1/apps/${created.app_id}/collections/issues`, { key: who.key }), 200);
+    expect(rows.rows.map((row) => row.data.title).sort()).toEqual(["delivered", "starter"]);
   });
 
   it("a seed that landed but whose answer was lost leaves nothing: the create answers the failure and the app is purged, rows and all", async () => {
