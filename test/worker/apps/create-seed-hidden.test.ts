@@ -3,12 +3,12 @@
 // a relay killed there would leave it: the app is in none of its owner's lists (/v1, the
 // console's /v1/self, the MCP apps tool), its id and slug answer app_not_found, its pages
 // are not served and it takes no slot of the app cap; a retry with its slug is told the
-// slug is held by the caller's own unfinished create. A seed whose answer is lost leaves
-// no app (held-seed.ts seedAnswerLost). What the create derives from its manifest (inbound
-// hooks, webhook secret) is in its answer and works once the app is handed over. Released, it appears first in the
+// slug is held by the caller's own unfinished create. Released, it appears first in the
 // list with its rows; a hand-over that would overrun the cap is refused and leaves
-// nothing. One whose create died is purged by the `seeds` sweep (hooks and webhook secret
-// with it) once the seeding window has passed, and not before.
+// nothing. What the create derives from its manifest (inbound hooks, webhook secret) is in
+// its answer and works once the app is handed over. A seed whose answer is lost leaves no
+// app (held-seed.ts seedAnswerLost). One whose create died is purged by the `seeds` sweep
+// (hooks and webhook secret with it) once the seeding window has passed, and not before.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, callWith, count, expectError, json } from "../helpers";
