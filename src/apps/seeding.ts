@@ -12,7 +12,7 @@
  */
 import { errorLogLine } from "../db/query-errors";
 import { RelayError } from "../errors";
-import { appsSeedingSince, type AppRow } from "../db/apps";
+import { seedingAppsCreatedBefore, type AppRow } from "../db/apps";
 import { appStore } from "./store";
 import { purgeApp } from "./trash";
 import { handOverOrRefuse } from "./hand-over";
@@ -46,7 +46,7 @@ export async function seedThenHandOver(env: Env, app: AppRow, agentId: string, r
 
 /** The cron's undo of creates that died before their app was seeded and handed over: purges each; answers how many. */
 export async function undoAbandonedSeeds(env: Env, now: number, batch = 50): Promise<number> {
-  const orphans = await appsSeedingSince(env, new Date(now - SEEDING_LAPSE_MS).toISOString(), batch);
+  const orphans = await seedingAppsCreatedBefore(env, new Date(now - SEEDING_LAPSE_MS).toISOString(), batch);
   for (const appId of orphans) await purgeApp(env, appId);
   return orphans.length;
 }

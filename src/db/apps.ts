@@ -83,7 +83,7 @@ export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | un
  * The ids of apps a create began seeding before `createdBefore` and never handed over.
  * A range over the owner column, so the owner index serves it.
  */
-export async function appsSeedingSince(env: Env, createdBefore: string, limit: number): Promise<string[]> {
+export async function seedingAppsCreatedBefore(env: Env, createdBefore: string, limit: number): Promise<string[]> {
   return (await db(env).select({ id: apps.id }).from(apps)
     .where(and(gte(apps.ownerHumanId, SEEDING_OWNER_PREFIX), lt(apps.ownerHumanId, SEEDING_OWNERS_END), lt(apps.createdAt, createdBefore)))
     .limit(limit)).map((r) => r.id);
