@@ -12,14 +12,9 @@
 //   - the re-send answers each body accepted or dropped_duplicate and writes no row twice,
 //     and a body the dead relay left in flight is written by the re-send at once;
 //   - the change feed has no gap: seqs 1..N, N the number of rows, one create per row.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
-import { allRows, call, claimedKey, feedEntries, stopRelay, type Relay } from "./relay-control.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
+import { allRows, call, claimedKey, feedEntries, ownRelay } from "./relay-control.ts";
 
 /** Bodies per call: enough that a call is still running well after its first row commits. */
 const CHUNK = 200;
@@ -45,21 +40,12 @@ type Body = { n: number; title: string };
 type Outcomes = { total: number; accepted: number; dropped_duplicate: number; failed: number; outcomes: string[] };
 
 describe("reliability: the relay killed mid-backfill", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-backfill-kill-"));
-  let relay: Relay | null = null;
-
-  afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
-  });
+  const own = ownRelay("relay-backfill-kill-", QUOTAS);
 
   it("keeps every acknowledged row, writes each body once on the re-send and leaves the feed gapless", async () => {
     const started = Date.now();
     const mark = (what: string) => console.log(`backfill kill: ${what} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
-    const base = relay.url;
+    const base = (await own.start()).url;
     const key = await claimedKey(base);
     const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<h1>backfill</h1>", manifest: MANIFEST } });
     expect(created.status, created.text).toBe(201);
@@ -124,10 +110,10 @@ describe("reliability: the relay killed mid-backfill", () => {
         mark(`chunk ${acknowledged + 1} answered before the kill; trying the next`);
         continue;
       }
-      await stopRelay(relay, "SIGKILL");
+      await own.stop("SIGKILL");
       mark(`killed during chunk ${acknowledged + 1}`);
       expect(await pending, "the interrupted call got no answer").toBeInstanceOf(Error);
-      relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
+      await own.start();
       mark("restarted");
       const survived = await allRows<{ data: { title: string } }>(base, key, appId, "issues");
       partWritten = new Set(survived.map((row) => row.data.title));

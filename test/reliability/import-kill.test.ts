@@ -14,17 +14,12 @@
 // succeeds with every row and attachment. Before the import lease
 // (src/apps/archive/lease.ts) the app of the second kill stayed listed with part of its
 // contents for good, and staged entries stayed for a day.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
-import { call, claimedKey, stopRelay, type Obj, type Relay } from "./relay-control.ts";
+import { call, claimedKey, ownRelay, type Obj } from "./relay-control.ts";
 import { filesHolding, objectFilesHolding } from "./local-r2.ts";
 import { readTar, tarEnd, tarHeader, tarPadding } from "../../src/apps/archive/tar.ts";
 import { rowsEntryName, sumsText, ROWS_PER_PAGE, SUMS } from "../../src/apps/archive/format.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
 
 const ROW_PAGES = 60;
 const TOTAL_ROWS = ROW_PAGES * ROWS_PER_PAGE;
@@ -107,19 +102,11 @@ const step = (what: string) => process.stderr.write(`import kill +${((Date.now()
 const QUOTAS = { MAX_ROWS_PER_APP: "1000000", MAX_STORAGE_BYTES_PER_APP: "10000000000" };
 
 describe("reliability: the relay killed mid-import", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-import-kill-"));
-  let relay: Relay | null = null;
-
-  afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
-  });
+  const own = ownRelay("relay-import-kill-", QUOTAS);
+  const { persistTo } = own;
 
   it("leaves no half-made app and no staged entries after a crash, and a retried import succeeds", async () => {
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
-    const base = relay.url;
+    const base = (await own.start()).url;
     step("relay up");
     const key = await claimedKey(base);
     const source = await call(base, "POST", "/v1/apps", { key, body: { html: "<!doctype html><h1>import kill</h1>", manifest: MANIFEST } });
@@ -138,8 +125,8 @@ describe("reliability: the relay killed mid-import", () => {
     };
     const rowCount = async (appId: string) => (await call(base, "GET", `/v1/apps/${appId}`, { key })).json.row_count as number;
     const restartAndSweep = async () => {
-      await stopRelay(relay, "SIGKILL");
-      relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
+      await own.stop("SIGKILL");
+      await own.start();
       const listedAfterRestart = await importedApps();
       const rowsAfterRestart = await Promise.all(listedAfterRestart.map(rowCount));
       const swept = await call(base, "POST", "/__dev/cron", { body: { now: new Date(Date.now() + SWEEP_AHEAD_MS).toISOString() } });

@@ -11,15 +11,10 @@
 // in its detail and its inbound hooks all agree with the current version (v1 or v2, never
 // a mix); every row is intact; and a redeploy of v2 then succeeds and is served whole.
 import { request } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
-import { allRows, call, claimedKey, stopRelay, type Obj, type Relay } from "./relay-control.ts";
+import { allRows, call, claimedKey, ownRelay, type Obj } from "./relay-control.ts";
 import { filesHolding } from "./local-r2.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
 
 const ROWS = 40;
 const BIG_ASSETS = 6;
@@ -71,19 +66,11 @@ function onAppOrigin(port: number, slug: string, pathName: string): Promise<{ st
 }
 
 describe("reliability: the relay killed during a redeploy", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-redeploy-kill-"));
-  let relay: Relay | null = null;
-
-  afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
-  });
+  const own = ownRelay("relay-redeploy-kill-");
+  const { persistTo } = own;
 
   it("serves exactly v1 or v2 after each crash, keeps every row, and redeploys afterwards", async () => {
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo })) as Relay;
-    const base = relay.url;
+    const { url: base, port } = await own.start();
     const key = await claimedKey(base);
     const created = await call(base, "POST", "/v1/apps", { key, body: { ...deployBody(1), visibility: "public" } });
     expect(created.status, created.text).toBe(201);
@@ -130,8 +117,8 @@ describe("reliability: the relay killed during a redeploy", () => {
 
     const redeploy = () => call(base, "POST", `/v1/apps/${appId}/versions`, { key, body: deployBody(2) }).then((res) => res, (err: unknown) => err);
     const restart = async () => {
-      await stopRelay(relay, "SIGKILL");
-      relay = (await startRelay({ port, persistTo })) as Relay;
+      await own.stop("SIGKILL");
+      await own.start();
     };
     const outcomes: string[] = [];
 

@@ -1,11 +1,17 @@
 // Controlling a relay of its own from the reliability tests (node project): its process
 // started by scripts/relay-process.mjs, stopped (SIGTERM to its group) or crashed
-// (SIGKILL) and waited for until its port is free; plain JSON calls to it; a claimed
-// agent key made through its development mail outbox. Shared by the kill-and-restart
-// tests so each file keeps only its scenario. Loopback only.
+// (SIGKILL) and waited for until its port is free, each block with local files of its
+// own (ownRelay); plain JSON calls to it; a claimed agent key made through its
+// development mail outbox. Shared by the kill-and-restart tests so each file keeps only
+// its scenario. Loopback only.
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
-import { expect } from "vitest";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, expect } from "vitest";
 import { waitFor } from "../support/wait.ts";
+// @ts-expect-error plain JavaScript module, no type declarations
+import { freePort, startRelay } from "../../scripts/relay-process.mjs";
 
 export interface Relay {
   url: string;
@@ -32,6 +38,35 @@ export async function portClosed(port: number, timeoutMs = 20_000): Promise<void
     socket.once("error", () => resolve(false));
   });
   await waitFor(async () => !(await accepts()), { timeout: timeoutMs, interval: 200, message: `port ${port} refusing connections` });
+}
+
+/**
+ * The relay of one describe block: its own local files, kept across restarts on one
+ * loopback port, stopped and removed after the block whatever happened. `start()` starts
+ * it (again, after a kill) on that port; `stop()` stops it (SIGTERM) or crashes it
+ * (SIGKILL) and waits until the port is free.
+ */
+export function ownRelay(prefix: string, vars: Record<string, string> = {}) {
+  const persistTo = mkdtempSync(path.join(tmpdir(), prefix));
+  let relay: Relay | null = null;
+  let port: number | null = null;
+  afterAll(async () => {
+    await stopRelay(relay).catch(() => undefined);
+    relay = null;
+    rmSync(persistTo, { recursive: true, force: true });
+  });
+  return {
+    persistTo,
+    async start(): Promise<Relay> {
+      port ??= (await freePort()) as number;
+      relay = (await startRelay({ port, persistTo, vars })) as Relay;
+      return relay;
+    },
+    async stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM"): Promise<void> {
+      await stopRelay(relay, signal);
+      relay = null;
+    },
+  };
 }
 
 /**

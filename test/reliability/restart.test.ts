@@ -12,16 +12,11 @@
 // restart every write's webhook still reaches a receiver on 127.0.0.1, once per row.
 // Only loopback addresses are used; the relay is stopped and its state removed even when
 // an assertion fails.
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
-import { call, claimedKey, stopRelay, type Relay } from "./relay-control.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
+import { call, claimedKey, ownRelay } from "./relay-control.ts";
 
 const TOTAL = 300;
 const WRITERS = 4;
@@ -44,21 +39,13 @@ const MANIFEST = {
 type Outcome = { kind: "acked"; status: number; deduped: boolean } | { kind: "failed"; reason: string };
 
 describe("reliability: kill and restart the relay mid-burst", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-restart-"));
-  let relay: Relay | null = null;
-
-  afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
-  });
+  const own = ownRelay("relay-restart-");
 
   it("keeps every acknowledged create and a gap-free feed across a restart", async () => {
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo })) as Relay;
-    const base = relay.url;
+    const first = await own.start();
+    const base = first.url;
     expect(new URL(base).hostname).toBe("localhost");
-    const firstPid = relay.child.pid;
+    const firstPid = first.child.pid;
 
     const key = await claimedKey(base);
     const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<!doctype html><h1>restart</h1>", manifest: MANIFEST } });
@@ -92,9 +79,8 @@ describe("reliability: kill and restart the relay mid-burst", () => {
     const restart = async (signal: "SIGTERM" | "SIGKILL") => {
       try {
         inFlightAtKill.push(inFlight);
-        await stopRelay(relay, signal);
-        relay = (await startRelay({ port, persistTo })) as Relay;
-        pids.push(relay.child.pid);
+        await own.stop(signal);
+        pids.push((await own.start()).child.pid);
       } catch (err) {
         restartFailure = err;
       } finally {
@@ -197,8 +183,7 @@ describe("reliability: kill and restart the relay mid-burst", () => {
 });
 
 describe("reliability: a crash between a write's commit and its outbox flush", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-effects-restart-"));
-  let relay: Relay | null = null;
+  const own = ownRelay("relay-effects-restart-");
   const received: Array<{ delivery: string; rowKey: string }> = [];
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -211,19 +196,14 @@ describe("reliability: a crash between a write's commit and its outbox flush", (
   });
 
   afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
     receiver.closeAllConnections();
     await new Promise((resolve) => receiver.close(resolve));
-    rmSync(persistTo, { recursive: true, force: true });
   });
 
   it("still delivers each write's webhook, once per row, after the relay is killed and started again", async () => {
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo })) as Relay;
-    const base = relay.url;
+    const base = (await own.start()).url;
     const key = await claimedKey(base);
     const manifest = { ...MANIFEST, "x-service-manifest": { ...MANIFEST["x-service-manifest"], webhooks: [{ on: "create", collection: "items", url: hookUrl }] } };
     const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<h1>hooks</h1>", manifest } });
@@ -235,8 +215,8 @@ describe("reliability: a crash between a write's commit and its outbox flush", (
       expect(res.status, res.text).toBe(201);
     }
     // Killed at once: the outbox is flushed a second after a commit, so these are still in it.
-    await stopRelay(relay, "SIGKILL");
-    relay = (await startRelay({ port, persistTo })) as Relay;
+    await own.stop("SIGKILL");
+    await own.start();
     await waitFor(() => new Set(received.map((r) => r.rowKey)).size === keys.length, {
       timeout: 60_000, interval: 200, message: "every row's webhook after the restart",
     });

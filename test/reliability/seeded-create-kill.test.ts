@@ -8,14 +8,9 @@
 // and printed: how many the kill caught depends on timing). After the cron's sweeps (as
 // `POST /__dev/cron` past the seeding window) every such slug is free again: the retried
 // create goes through with all its rows.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { waitFor } from "../support/wait.ts";
-import { call, claimedKey, stopRelay, type Obj, type Relay } from "./relay-control.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
+import { call, claimedKey, ownRelay, type Obj } from "./relay-control.ts";
 
 const CREATES = 24;
 const ROWS = 1500;
@@ -46,19 +41,10 @@ const began = Date.now();
 const step = (what: string) => process.stderr.write(`seeded create kill +${((Date.now() - began) / 1000).toFixed(1)}s: ${what}\n`);
 
 describe("reliability: the relay killed mid-create with starter rows", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-seeded-kill-"));
-  let relay: Relay | null = null;
-
-  afterAll(async () => {
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
-  });
+  const own = ownRelay("relay-seeded-kill-", QUOTAS);
 
   it("shows no app without its starter rows after a crash, and frees the slugs of creates it cut off", async () => {
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
-    const base = relay.url;
+    const base = (await own.start()).url;
     const key = await claimedKey(base);
     step("relay up");
 
@@ -69,9 +55,9 @@ describe("reliability: the relay killed mid-create with starter rows", () => {
     await waitFor(() => answers.size >= ANSWERED_BEFORE_KILL, { timeout: 120_000, interval: 5, message: "the first creates answering" });
     const acknowledged = [...answers].filter(([, status]) => status === 201).map(([n]) => n);
     step(`${answers.size} answered (${acknowledged.length} created): killing`);
-    await stopRelay(relay, "SIGKILL");
+    await own.stop("SIGKILL");
     await Promise.all(creates);
-    relay = (await startRelay({ port, persistTo, vars: QUOTAS })) as Relay;
+    await own.start();
     step("restarted");
 
     // Before any sweep: no listed app without all its rows; every acknowledged create listed.

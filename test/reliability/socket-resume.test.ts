@@ -8,16 +8,11 @@
 // protocol's own rule of dropping a seq it already has), in seq order, with no gap, and
 // the raw count of repeats each client was sent is reported. Loopback only; the relay is
 // stopped and its state removed even when an assertion fails.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { waitFor } from "../support/wait.ts";
 import { loopbackLookup } from "../../src/cli/feed-watch.ts";
-import { call, claimedKey, stopRelay, type Relay } from "./relay-control.ts";
-// @ts-expect-error plain ESM helper shared with `npm start`
-import { freePort, startRelay } from "../../scripts/relay-process.mjs";
+import { call, claimedKey, ownRelay } from "./relay-control.ts";
 
 const TOTAL = 80;
 const CLIENTS = 3;
@@ -104,21 +99,16 @@ const MANIFEST = {
 };
 
 describe("reliability: feed sockets resume from their cursor across a relay restart", () => {
-  const persistTo = mkdtempSync(path.join(tmpdir(), "relay-socket-resume-"));
-  let relay: Relay | null = null;
+  const own = ownRelay("relay-socket-resume-");
   const clients: FeedClient[] = [];
 
-  afterAll(async () => {
+  afterAll(() => {
     for (const client of clients) client.close();
-    await stopRelay(relay).catch(() => undefined);
-    relay = null;
-    rmSync(persistTo, { recursive: true, force: true });
   });
 
   it("every client sees every write exactly once, in seq order, with no gap", async () => {
-    const port = (await freePort()) as number;
-    relay = (await startRelay({ port, persistTo })) as Relay;
-    const base = relay.url;
+    const first = await own.start();
+    const base = first.url;
     const key = await claimedKey(base);
     const created = await call(base, "POST", "/v1/apps", { key, body: { html: "<h1>resume</h1>", manifest: MANIFEST } });
     expect(created.status, created.text).toBe(201);
@@ -130,7 +120,7 @@ describe("reliability: feed sockets resume from their cursor across a relay rest
 
     const rowsPath = `/v1/apps/${appId}/collections/items`;
     const keyOf = (i: number) => `item-${String(i).padStart(3, "0")}`;
-    const pids = [relay.child.pid];
+    const pids = [first.child.pid];
     let kills = 0;
     const restarts: Promise<void>[] = [];
     for (let i = 0; i < TOTAL; i++) {
@@ -144,9 +134,8 @@ describe("reliability: feed sockets resume from their cursor across a relay rest
         // Killed with the sockets attached, and started again while the writer keeps trying.
         kills += 1;
         restarts.push((async () => {
-          await stopRelay(relay, kill.signal);
-          relay = (await startRelay({ port, persistTo })) as Relay;
-          pids.push(relay.child.pid);
+          await own.stop(kill.signal);
+          pids.push((await own.start()).child.pid);
         })());
       }
     }
