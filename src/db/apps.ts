@@ -134,9 +134,19 @@ export function appCreated(appId: string): DeployGuard {
   return { condition: "EXISTS (SELECT 1 FROM apps WHERE id = ?)", binds: [appId] };
 }
 
+/** The apps row still at the version a redeploy started from (binds: app id, version). */
+const LIVE_AT = "id = ? AND current_version = ? AND status != 'deleted'";
+
 /** The app is still live at `expectedVersion`: a redeploy from it has not been overtaken. */
 export function stillLiveAt(appId: string, expectedVersion: number): DeployGuard {
-  return { condition: "EXISTS (SELECT 1 FROM apps WHERE id = ? AND current_version = ? AND status != 'deleted')", binds: [appId, expectedVersion] };
+  return { condition: `EXISTS (SELECT 1 FROM apps WHERE ${LIVE_AT})`, binds: [appId, expectedVersion] };
+}
+
+/** A version row inserted only while `guard` holds (binds: the version's values, then the guard's). */
+function guardedVersionInsert(env: Env, version: AppVersionRow, guard: DeployGuard): D1PreparedStatement {
+  const values = VERSION_COLUMNS.split(",").map(() => "?").join(", ");
+  return env.DB.prepare(`INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ${values} WHERE ${guard.condition}`)
+    .bind(...versionValues(version), ...guard.binds);
 }
 
 /**
@@ -154,9 +164,7 @@ export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVe
     app.id, app.slug, app.ownerHumanId, app.createdByAgentId, app.visibility, app.status, app.currentVersion, app.timezone,
     app.shareTokenHash, app.createdAt, app.lastActivityAt, app.deletedAt, app.statusBeforeDelete, maxLiveApps,
   );
-  const insertVersion = env.DB.prepare(
-    `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE EXISTS (SELECT 1 FROM apps WHERE id = ?1)`,
-  ).bind(...versionValues(version));
+  const insertVersion = guardedVersionInsert(env, version, appCreated(app.id));
   const [inserted, , ...results] = await env.DB.batch([insertApp, insertVersion, ...derived]);
   return inserted.meta.changes === 1 ? results : null;
 }
@@ -197,13 +205,9 @@ export async function handOverApp(env: Env, appId: string, fromPlaceholder: stri
  * the switch, so the version goes live with it; the answer is its results in order.
  */
 export async function insertVersionAndAdvance(env: Env, version: AppVersionRow, expectedVersion: number, derived: D1PreparedStatement[] = []): Promise<D1Result[] | null> {
-  const stillThere = "EXISTS (SELECT 1 FROM apps WHERE id = ?1 AND current_version = ?12 AND status != 'deleted')";
-  const insert = env.DB.prepare(
-    `INSERT INTO app_versions (${VERSION_COLUMNS}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 WHERE ${stillThere}`,
-  ).bind(...versionValues(version), expectedVersion);
-  const advance = env.DB.prepare(
-    "UPDATE apps SET current_version = ?2, last_activity_at = ?3 WHERE id = ?1 AND current_version = ?4 AND status != 'deleted'",
-  ).bind(version.appId, version.version, version.createdAt, expectedVersion);
+  const insert = guardedVersionInsert(env, version, stillLiveAt(version.appId, expectedVersion));
+  const advance = env.DB.prepare(`UPDATE apps SET current_version = ?, last_activity_at = ? WHERE ${LIVE_AT}`)
+    .bind(version.version, version.createdAt, version.appId, expectedVersion);
   const results = await env.DB.batch([insert, ...derived, advance]);
   const [inserted, moved] = [results[0], results[results.length - 1]];
   return inserted.meta.changes === 1 && moved.meta.changes === 1 ? results.slice(1, -1) : null;
