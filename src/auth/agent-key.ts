@@ -36,14 +36,17 @@ export function agentKeyOf(bearer: string | null): string {
 }
 
 /**
- * The key's lookup, with the app `appRef` names among its owner's apps. `reuse`: a lookup
- * read in the last few seconds may serve (collection endpoints only, whose store calls are
- * re-judged). `checkedAt` is when the lookup was read from D1.
+ * The key's lookup, with the app `appRef` names among its owner's apps. `reuseUntil`: a
+ * lookup read in the last few seconds may serve, and is read again after the request near
+ * its end (collection endpoints only, whose store calls are re-judged; null elsewhere).
+ * `checkedAt` is when the lookup was read from D1.
  */
-export async function lookupAgentKey(env: { DB: D1Database }, apiKey: string, appRef: string | undefined, reuse: boolean): Promise<{ found: KeyLookup; checkedAt: number }> {
+export async function lookupAgentKey(
+  env: { DB: D1Database }, apiKey: string, appRef: string | undefined, reuseUntil: ((work: Promise<unknown>) => void) | null,
+): Promise<{ found: KeyLookup; checkedAt: number }> {
   const checkedAt = Date.now();
-  return reuse && appRef !== undefined
-    ? reusableAgentLookup(env, apiKey, appRef)
+  return reuseUntil && appRef !== undefined
+    ? reusableAgentLookup(env, apiKey, appRef, reuseUntil)
     : { found: await findAgentByKey(env, apiKey, appRef), checkedAt };
 }
 

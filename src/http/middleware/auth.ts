@@ -63,7 +63,7 @@ export const requireAgent: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export async function admitAgentKey(c: AppContext, apiKey: string): Promise<void> {
   const ref = appRefOf(c);
-  const lookup = await lookupAgentKey(c.env, apiKey, ref, c.get("reuseAgentLookup"));
+  const lookup = await lookupAgentKey(c.env, apiKey, ref, c.get("reuseAgentLookup") ? waitUntilOf(c) : null);
   c.set("authCheckedAt", lookup.checkedAt);
   const held = heldAgentKey(lookup.found);
   rememberApp(c, ref, held.agent.ownerHumanId === null ? null : held.app);

@@ -27,7 +27,7 @@ export function agentTaskStreamRoutes(app: Hono<AppEnv>): void {
     }
     const { v1, creds } = credentialsFromProtocols(c.req.header("sec-websocket-protocol"));
     if (!v1) throw new RelayError("invalid_request", "Offer the subprotocol service.v1 (the agent key rides in service.agentkey.<key>).", { field: "sec-websocket-protocol" });
-    const agent = agentPrincipal(heldAgentKey((await lookupAgentKey(c.env, agentKeyOf(creds.agentKey ?? null), undefined, false)).found));
+    const agent = agentPrincipal(heldAgentKey((await lookupAgentKey(c.env, agentKeyOf(creds.agentKey ?? null), undefined, null)).found));
     if (agent.ownerHumanId === null) throw new RelayError("agent_not_claimed", "An agent nobody has claimed owns no apps, so it has no tasks to be woken for.");
     return taskWake(c.env, agent.ownerHumanId).fetch(wakeUpgrade({ ownerHumanId: agent.ownerHumanId, agentId: agent.agentId, keyId: agent.keyId }));
   });

@@ -4,13 +4,14 @@
 // request already sees the change — a paused agent, revoked or rotated keys, a trashed or
 // transferred app, a redeploy — with nothing written. They also stage the race the store
 // closes for every caller: a change stored after the Worker's check, reported to the store
-// before the write lands.
+// before the write lands. A lookup in use is read again ahead of its end, off the
+// request's path.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, expectError, json, signIn } from "../helpers";
 import { COLLECTIONS, manifestOf, setup, type Ctx } from "./fixtures";
 import { accept, mailedToken } from "../account/fixtures";
-import { forgetAgentLookup } from "../../../src/auth/agent-key-cache";
+import { AGENT_LOOKUP_REFRESH_AFTER_MS, AGENT_LOOKUP_REUSE_MS, forgetAgentLookup, reusableAgentLookup } from "../../../src/auth/agent-key-cache";
 import { stageWithdrawal } from "../withdrawals";
 import { appStore } from "../../../src/apps/store";
 import { clockPast } from "../../support/wait";
@@ -168,5 +169,56 @@ describe("the store re-judges a call checked before a change it has heard of", (
       const err = await expectError(await ctx.as(who)(ctx.path("tasks"), { json: { data: note(2) } }), 409, "conflict");
       expect(err.details).toEqual({ reason: "access_changed" });
     }
+  });
+});
+
+/** The D1 binding with a count of the statements prepared on it (the real database underneath). */
+function countingDb(): { env: { DB: D1Database }; reads: () => number } {
+  let prepared = 0;
+  const DB = new Proxy(env.DB, {
+    get(target, property) {
+      if (property === "prepare") prepared += 1;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { env: { DB }, reads: () => prepared };
+}
+
+describe("a lookup in use is read again before it runs out", () => {
+  it("after the request that finds it near its end, once at a time, so a steady writer never waits on D1; a refusal found then drops it", async () => {
+    const ctx = await setup();
+    const d1 = countingDb();
+    const background: Promise<unknown>[] = [];
+    const start = Date.now();
+    const lookup = (at: number) => reusableAgentLookup(d1.env, ctx.agent.api_key, ctx.appId, (work) => background.push(work), at);
+
+    expect((await lookup(start)).found.ok).toBe(true);
+    const firstReads = d1.reads();
+    expect(firstReads).toBeGreaterThan(0);
+    // Young: reused, nothing read.
+    expect((await lookup(start + 1_000)).checkedAt).toBe(start);
+    expect([d1.reads(), background.length]).toEqual([firstReads, 0]);
+    // Near its end: still answered from the kept lookup, and read again after the request, once.
+    expect((await lookup(start + AGENT_LOOKUP_REFRESH_AFTER_MS)).checkedAt).toBe(start);
+    expect((await lookup(start + AGENT_LOOKUP_REFRESH_AFTER_MS + 1)).checkedAt).toBe(start);
+    expect(background).toHaveLength(1);
+    await Promise.all(background);
+    // Past the first read's end the fresh one serves, counted from when it began: no read on the way.
+    const refreshedReads = d1.reads();
+    expect(refreshedReads).toBeGreaterThan(firstReads);
+    const later = start + AGENT_LOOKUP_REUSE_MS + 500;
+    expect((await lookup(later)).checkedAt).toBe(start + AGENT_LOOKUP_REFRESH_AFTER_MS);
+    expect(d1.reads()).toBe(refreshedReads);
+
+    // The agent is paused; the next read ahead finds it refused and keeps nothing, so the request after reads the refusal.
+    await json(await call(`/v1/self/agents/${ctx.agent.agent_id}/pause`, { method: "POST", session: ctx.human.session }), 200);
+    const nearEnd = start + AGENT_LOOKUP_REFRESH_AFTER_MS * 2 + 1;
+    expect((await lookup(nearEnd)).found.ok).toBe(true);
+    expect(background).toHaveLength(2);
+    await Promise.all(background);
+    const after = await lookup(nearEnd + 1);
+    expect(after.found).toMatchObject({ ok: false, reason: "paused" });
+    expect(after.checkedAt).toBe(nearEnd + 1);
   });
 });
