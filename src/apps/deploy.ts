@@ -29,7 +29,7 @@ import { hookSyncStatements } from "../effects/ingest/hooks";
 import { discardStaleTasksStatement } from "../effects/tasks/record";
 import { appStore } from "./store";
 import { SEEDING_LAPSE_MS, seedThenHandOver } from "./seeding";
-import { appCapReached } from "./hand-over";
+import { appCapReached, refusalFor } from "./hand-over";
 import { nowIso } from "../auth/tokens";
 
 /** The Worker's bindings: D1 for the registry, R2 for bytes, the AppStore for rows. */
@@ -215,7 +215,8 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
     throw err;
   }
   // Concurrent creates counted the same free slot; the insert re-checks the cap and only one wins it.
-  if (!inserted) throw appCapReached(cap);
+  // Nor does it make an app for an account deleted since the caller was checked.
+  if (!inserted) throw await refusalFor(env, actor.ownerHumanId, appCapReached(cap));
   if (seedRows) await seedThenHandOver(env, app, actor.agentId, seedRows, actor.ownerHumanId, cap);
   const url = appUrl(cfg, slug);
   const webhookSecret = derived.webhookSecret(inserted);

@@ -14,6 +14,7 @@ import { apps, appVersions } from "../db/apps-schema";
 import { findAppForOwner, restoreApp, updateApp, type AppRow, type AppStatus } from "../db/apps";
 import { nowIso } from "../auth/tokens";
 import { appStore } from "./store";
+import { refusalFor } from "./hand-over";
 import { endAllSockets } from "./sockets";
 import { deleteAppAccess } from "../db/grant-links";
 import { deleteAppConnections } from "../db/connections";
@@ -53,7 +54,8 @@ export async function restoreTrashedApp(env: Env, app: AppRow): Promise<AppRow> 
   const again = await findAppForOwner(env, app.ownerHumanId, app.id);
   if (again && again.status !== "deleted") return again;
   if (!again) throw new RelayError("app_not_found", `No app "${app.id}" is visible to you.`, { app: app.id });
-  throw new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" });
+  throw await refusalFor(env, app.ownerHumanId,
+    new RelayError("account_quota_exceeded", `This account already has ${cap} apps; delete one before restoring.`, { limit: cap, resource: "apps" }));
 }
 
 /** Refuses an app that is not in the trash: only a trashed app can be purged. */
