@@ -3,8 +3,8 @@
  * the response that minted it. Pausing is a property of the agent (all its keys stop at
  * once); revoking is per key and permanent.
  */
-import { and, eq, isNull, desc } from "drizzle-orm";
-import { db } from "./client";
+import { and, eq, isNull, desc, sql } from "drizzle-orm";
+import { db, type Db } from "./client";
 import { agents, agentKeys } from "./schema";
 import { apps } from "./apps-schema";
 import { ownedAppCondition, type AppRow } from "./apps";
@@ -41,6 +41,31 @@ export async function createAgent(
   return { agent, key: await mintKey(env, agent.id) };
 }
 
+/**
+ * The key lookup's two queries, built once per D1 binding with placeholders: it runs on
+ * nearly every agent request, and building a drizzle query (its joins and selection)
+ * cost more CPU than reading its one row.
+ */
+function buildKeyLookups(d: Db) {
+  const keyed = () => d.select().from(agentKeys).innerJoin(agents, eq(agents.id, agentKeys.agentId));
+  const byHash = eq(agentKeys.keyHash, sql.placeholder("hash"));
+  return {
+    alone: keyed().where(byHash).limit(1).prepare(),
+    withApp: keyed().leftJoin(apps, ownedAppCondition(agents.ownerHumanId, sql.placeholder("ref"))).where(byHash).limit(1).prepare(),
+  };
+}
+
+const keyLookups = new WeakMap<D1Database, ReturnType<typeof buildKeyLookups>>();
+
+function keyLookupsOf(env: { DB: D1Database }): ReturnType<typeof buildKeyLookups> {
+  let built = keyLookups.get(env.DB);
+  if (!built) {
+    built = buildKeyLookups(db(env));
+    keyLookups.set(env.DB, built);
+  }
+  return built;
+}
+
 export type KeyLookup =
   | { ok: true; agent: AgentRow; key: AgentKeyRow; app?: AppRow | null }
   | { ok: false; reason: "unknown" | "revoked" | "paused" };
@@ -52,10 +77,10 @@ export type KeyLookup =
  */
 export async function findAgentByKey(env: { DB: D1Database }, apiKey: string, appRef?: string): Promise<KeyLookup> {
   const hash = await sha256Hex(apiKey);
-  const keyed = db(env).select().from(agentKeys).innerJoin(agents, eq(agents.id, agentKeys.agentId));
+  const lookups = keyLookupsOf(env);
   const rows = appRef === undefined
-    ? (await keyed.where(eq(agentKeys.keyHash, hash)).limit(1)).map((r) => ({ ...r, apps: undefined }))
-    : await keyed.leftJoin(apps, ownedAppCondition(agents.ownerHumanId, appRef)).where(eq(agentKeys.keyHash, hash)).limit(1);
+    ? (await lookups.alone.all({ hash })).map((r) => ({ ...r, apps: undefined }))
+    : await lookups.withApp.all({ hash, ref: appRef });
   const hit = rows[0];
   if (!hit || !constantTimeEqual(hit.agent_keys.keyHash, hash)) return { ok: false, reason: "unknown" };
   if (hit.agent_keys.revokedAt) return { ok: false, reason: "revoked" };

@@ -34,7 +34,7 @@ export function newAppId(): string {
  * "The app `idOrSlug` among this owner's apps", as a condition. The auth lookups join on it
  * so that resolving the caller and finding the app they name is one D1 read (DESIGN §7).
  */
-export function ownedAppCondition(ownerHumanId: SQLWrapper | string, idOrSlug: string): SQL {
+export function ownedAppCondition(ownerHumanId: SQLWrapper | string, idOrSlug: SQLWrapper | string): SQL {
   return and(eq(apps.ownerHumanId, ownerHumanId), or(eq(apps.id, idOrSlug), eq(apps.slug, idOrSlug)))!;
 }
 

@@ -172,17 +172,30 @@ describe("the store re-judges a call checked before a change it has heard of", (
   });
 });
 
-/** The D1 binding with a count of the statements prepared on it (the real database underneath). */
+/** The D1 binding with a count of the statements run on it (the real database underneath). */
 function countingDb(): { env: { DB: D1Database }; reads: () => number } {
-  let prepared = 0;
-  const DB = new Proxy(env.DB, {
+  let runs = 0;
+  const RUNNERS = new Set<PropertyKey>(["all", "raw", "first", "run"]);
+  const counted = (statement: D1PreparedStatement): D1PreparedStatement => new Proxy(statement, {
     get(target, property) {
-      if (property === "prepare") prepared += 1;
       const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === "function" ? value.bind(target) : value;
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property === "bind") return (...args: unknown[]) => counted(method.apply(target, args) as D1PreparedStatement);
+      if (RUNNERS.has(property)) return (...args: unknown[]) => { runs += 1; return method.apply(target, args); };
+      return method.bind(target);
     },
   });
-  return { env: { DB }, reads: () => prepared };
+  const DB = new Proxy(env.DB, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (property === "prepare") return (query: string) => counted(method.call(target, query) as D1PreparedStatement);
+      return method.bind(target);
+    },
+  });
+  return { env: { DB }, reads: () => runs };
 }
 
 describe("a lookup in use is read again before it runs out", () => {
