@@ -4,7 +4,7 @@
  * once); revoking is per key and permanent.
  */
 import { and, eq, isNull, desc, sql } from "drizzle-orm";
-import { db, type Db } from "./client";
+import { db, preparedPerBinding } from "./client";
 import { agents, agentKeys } from "./schema";
 import { apps } from "./apps-schema";
 import { ownedAppCondition, type AppRow } from "./apps";
@@ -41,30 +41,15 @@ export async function createAgent(
   return { agent, key: await mintKey(env, agent.id) };
 }
 
-/**
- * The key lookup's two queries, built once per D1 binding with placeholders: it runs on
- * nearly every agent request, and building a drizzle query (its joins and selection)
- * cost more CPU than reading its one row.
- */
-function buildKeyLookups(d: Db) {
+/** The key lookup's two queries (it runs on nearly every agent request), prepared once. */
+const keyLookupsOf = preparedPerBinding((d) => {
   const keyed = () => d.select().from(agentKeys).innerJoin(agents, eq(agents.id, agentKeys.agentId));
   const byHash = eq(agentKeys.keyHash, sql.placeholder("hash"));
   return {
     alone: keyed().where(byHash).limit(1).prepare(),
     withApp: keyed().leftJoin(apps, ownedAppCondition(agents.ownerHumanId, sql.placeholder("ref"))).where(byHash).limit(1).prepare(),
   };
-}
-
-const keyLookups = new WeakMap<D1Database, ReturnType<typeof buildKeyLookups>>();
-
-function keyLookupsOf(env: { DB: D1Database }): ReturnType<typeof buildKeyLookups> {
-  let built = keyLookups.get(env.DB);
-  if (!built) {
-    built = buildKeyLookups(db(env));
-    keyLookups.set(env.DB, built);
-  }
-  return built;
-}
+});
 
 export type KeyLookup =
   | { ok: true; agent: AgentRow; key: AgentKeyRow; app?: AppRow | null }

@@ -4,7 +4,7 @@
  * another owner's app is indistinguishable from a missing one (`app_not_found`).
  */
 import { and, desc, eq, gte, lt, notLike, or, sql, count, type SQL, type SQLWrapper } from "drizzle-orm";
-import { db } from "./client";
+import { db, preparedPerBinding } from "./client";
 import { apps, appVersions } from "./apps-schema";
 import { nowIso } from "../auth/tokens";
 
@@ -78,10 +78,13 @@ function isPlaceholderOwner(ownerId: string): boolean {
 /** The condition that leaves out apps a placeholder still owns, for lookups not scoped by owner. */
 export const notPlaceholderOwned = and(...PLACEHOLDER_OWNER_PREFIXES.map((prefix) => notLike(apps.ownerHumanId, `${prefix}%`)))!;
 
+/** The slug lookup (every page view and app-origin call makes one), prepared once. */
+const bySlugOf = preparedPerBinding((d) => d.select().from(apps)
+  .where(and(eq(apps.slug, sql.placeholder("slug")), notPlaceholderOwned)).limit(1).prepare());
+
 /** The app at this slug, unless a placeholder still owns it (its pages are not served until it is whole). */
 export async function findAppBySlug(env: Env, slug: string): Promise<AppRow | undefined> {
-  return (await db(env).select().from(apps)
-    .where(and(eq(apps.slug, slug), notPlaceholderOwned)).limit(1))[0];
+  return (await bySlugOf(env).all({ slug }))[0];
 }
 
 /**

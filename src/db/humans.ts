@@ -3,8 +3,8 @@
  * secrets: only sha256 is stored, links work once within 15 minutes, and logging out
  * revokes the session row so a copied cookie stops working.
  */
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { db } from "./client";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { db, preparedPerBinding } from "./client";
 import { humans, magicLinks, sessions } from "./schema";
 import { apps } from "./apps-schema";
 import { ownedAppCondition, type AppRow } from "./apps";
@@ -63,13 +63,23 @@ export async function createSession(env: Env, humanId: string): Promise<{ token:
   return { token, expiresAt };
 }
 
+/** The session lookup's two queries (it runs on every signed-in request), prepared once. */
+const sessionLookupsOf = preparedPerBinding((d) => {
+  const joined = () => d.select().from(sessions).innerJoin(humans, eq(humans.id, sessions.humanId));
+  const live = and(eq(sessions.tokenHash, sql.placeholder("hash")), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql.placeholder("now")));
+  return {
+    alone: joined().where(live).limit(1).prepare(),
+    withApp: joined().leftJoin(apps, ownedAppCondition(humans.id, sql.placeholder("ref"))).where(live).limit(1).prepare(),
+  };
+});
+
 /** A live session and its human; with `appRef`, also that app among the human's own (see findAgentByKey). */
 export async function findSession(env: Env, token: string, appRef?: string): Promise<{ sessionId: string; human: HumanRow; app?: AppRow | null } | null> {
-  const live = and(eq(sessions.tokenHash, await sha256Hex(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, nowIso()));
-  const joined = db(env).select().from(sessions).innerJoin(humans, eq(humans.id, sessions.humanId));
+  const lookups = sessionLookupsOf(env);
+  const values = { hash: await sha256Hex(token), now: nowIso() };
   const rows = appRef === undefined
-    ? (await joined.where(live).limit(1)).map((r) => ({ ...r, apps: undefined }))
-    : await joined.leftJoin(apps, ownedAppCondition(humans.id, appRef)).where(live).limit(1);
+    ? (await lookups.alone.all(values)).map((r) => ({ ...r, apps: undefined }))
+    : await lookups.withApp.all({ ...values, ref: appRef });
   const hit = rows[0];
   return hit ? { sessionId: hit.sessions.id, human: hit.humans, app: hit.apps } : null;
 }
