@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { config } from "../../config";
-import { db } from "../../db/client";
+import { db, preparedPerBinding } from "../../db/client";
 import { ingestDeliveries, ingestHooks } from "../../db/ingest-schema";
 import { RelayError } from "../../errors";
 import { constantTimeEqual, newId, nowIso, randomHex } from "../../auth/tokens";
@@ -60,16 +60,23 @@ export function hookSyncStatements(env: Env, appId: string, manifest: CompiledMa
 }
 
 /**
+ * A receive URL's hook with its app, prepared once (every delivery reads it). The same
+ * read counts the app's live deliveries in this clock hour, for the hourly brake.
+ */
+const hookOfUrlOf = preparedPerBinding((d) => {
+  const liveThisHour = sql<number>`(SELECT count(*) FROM ingest_deliveries WHERE app_id = ${apps.id} AND created_at >= ${sql.placeholder("hourStart")} AND source = 'live')`;
+  return d.select({ hook: ingestHooks, app: apps, liveThisHour }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
+    .where(eq(ingestHooks.id, sql.placeholder("hookId"))).limit(1).prepare();
+});
+
+/**
  * The enabled hook a receive URL names, with its app (one read), or `ingest_not_found`:
  * an unknown id, a wrong secret, a disabled hook and an app that is gone (trashed,
  * suspended, archived) all answer alike.
  */
 export async function hookForUrl(env: Env, hookId: string, secret: string, now = Date.now()): Promise<{ hook: LiveHook; app: AppRow; liveThisHour: number }> {
-  // The same read counts the app's live deliveries in this clock hour, for the hourly brake.
   const hourStart = new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString();
-  const liveThisHour = sql<number>`(SELECT count(*) FROM ingest_deliveries WHERE app_id = ${apps.id} AND created_at >= ${hourStart} AND source = 'live')`;
-  const found = (await db(env).select({ hook: ingestHooks, app: apps, liveThisHour }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
-    .where(eq(ingestHooks.id, hookId)).limit(1))[0];
+  const found = (await hookOfUrlOf(env).all({ hookId, hourStart }))[0];
   // The secret is compared even for an unknown id, so both take the same time.
   const matches = constantTimeEqual(found?.hook.urlSecret ?? "-", secret);
   if (!found || !matches || found.hook.ruleJson === null || !RECEIVING.has(found.app.status) || found.app.currentVersion === null) {
