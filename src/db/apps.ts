@@ -121,12 +121,13 @@ export async function getVersion(env: Env, appId: string, version: number): Prom
 const LIVE_APPS_OF = "(SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND status != 'deleted')";
 /**
  * The person an app goes to still has an account (bind: their id, or null for a
- * placeholder owner, checked when it hands the app over). An account deleted while one of
+ * placeholder owner, checked when it hands the app over). Creates, hand-overs, restores
+ * and transfers carry it. An account deleted while one of
  * its creates, imports or seeds was under way must not end up owning a live app that its
  * deletion never trashed: the deletion's batch and this statement are serialised, so
  * either the deletion sees the app or the app's statement sees no account.
  */
-const PERSON_EXISTS = (bind: string) => `(${bind} IS NULL OR EXISTS (SELECT 1 FROM humans WHERE id = ${bind}))`;
+export const PERSON_EXISTS = (bind: string) => `(${bind} IS NULL OR EXISTS (SELECT 1 FROM humans WHERE id = ${bind}))`;
 
 function versionValues(v: AppVersionRow): unknown[] {
   return [v.appId, v.version, v.manifestJson, v.documentSha256, v.documentBytes, v.assetsJson, v.sourceHash, v.compat, v.breaksJson, v.createdByAgentId, v.createdAt];

@@ -4,19 +4,21 @@
 // an account that no longer exists (served, listed to no one, never trashed nor purged).
 // Each is held just before its last step, the account is deleted through the real
 // confirmation, and the step is let go: the answer is 401 `unauthorized`, nothing of the
-// account is live, and a held create leaves no app at all.
+// account is live, and a held create leaves no app at all. A transfer accepted by a
+// person whose account is deleted meanwhile leaves the app with its giver.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { callWith, expectError } from "../helpers";
+import { callWith, expectError, signIn, type SignedIn } from "../helpers";
 import { deploy, MANIFEST, owner, type Owner } from "./fixtures";
 import { heldSeed } from "./held-seed";
-import { mailedToken } from "../account/fixtures";
+import { mailedToken, offer, setup } from "../account/fixtures";
 import { confirmDeletion, requestDeletion } from "../../../src/account/deletion";
 import { restoreTrashedApp } from "../../../src/apps/trash";
+import { acceptTransfer } from "../../../src/account/transfers";
 import { findAppForOwner } from "../../../src/db/apps";
 import { RelayError } from "../../../src/errors";
 
-async function deleteAccount(who: Owner): Promise<void> {
+async function deleteAccount(who: Owner | { human: SignedIn }): Promise<void> {
   const { email } = await requestDeletion(env, who.human.humanId);
   await confirmDeletion(env, await mailedToken(email, "account/delete"));
 }
@@ -85,5 +87,17 @@ describe("an account deleted while its create is under way", { timeout: 60_000 }
     expect(refusal).toBeInstanceOf(RelayError);
     expect((refusal as RelayError).code).toBe("unauthorized");
     expect(await appsLeft(who.human.humanId)).toEqual([{ status: "deleted" }]);
+  });
+
+  it("a transfer accepted by a person whose account was deleted after their session was checked leaves the app with its giver", async () => {
+    const giver = await setup();
+    const taker = await signIn();
+    const { token } = await offer(giver, taker.email);
+    await deleteAccount({ human: taker });
+    const refusal = await acceptTransfer(env, token, { humanId: taker.humanId, email: taker.email }, () => undefined).then(() => null, (err: unknown) => err);
+    expect(refusal).toBeInstanceOf(RelayError);
+    expect(await appsLeft(taker.humanId)).toEqual([]);
+    const owner = await env.DB.prepare("SELECT owner_human_id AS owner FROM apps WHERE id = ?1").bind(giver.app.app_id).first<string>("owner");
+    expect(owner).toBe(giver.who.human.humanId);
   });
 });
