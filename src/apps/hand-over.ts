@@ -7,7 +7,7 @@
  * send again. The caller purges the app on any of them.
  */
 import { RelayError } from "../errors";
-import { appIdsOfOwner, handOverApp } from "../db/apps";
+import { findAppForOwner, handOverApp } from "../db/apps";
 import { getHuman } from "../db/humans";
 
 export function appCapReached(cap: number): RelayError {
@@ -26,6 +26,6 @@ export async function refusalFor(env: Env, humanId: string, full: RelayError): P
 /** The whole app goes from its placeholder to its person, only if the person still has room; `undone` is what to tell a maker the sweep undid. */
 export async function handOverOrRefuse(env: Env, appId: string, placeholder: string, humanId: string, cap: number, undone: string): Promise<void> {
   if (await handOverApp(env, appId, placeholder, humanId, cap)) return;
-  if ((await appIdsOfOwner(env, placeholder)).includes(appId)) throw await refusalFor(env, humanId, appCapReached(cap));
+  if (await findAppForOwner(env, placeholder, appId)) throw await refusalFor(env, humanId, appCapReached(cap));
   throw new RelayError("internal_error", undone);
 }

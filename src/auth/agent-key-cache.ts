@@ -51,17 +51,18 @@ export async function reusableAgentLookup(
   if (hit && now - hit.checkedAt < AGENT_LOOKUP_REUSE_MS) {
     if (now - hit.checkedAt >= AGENT_LOOKUP_REFRESH_AFTER_MS && !refreshing.has(id)) {
       refreshing.add(id);
-      waitUntil(readAndKeep(env, apiKey, appRef, id, now).catch(() => undefined).finally(() => refreshing.delete(id)));
+      waitUntil(readAndKeep(env, apiKey, appRef, now).catch(() => undefined).finally(() => refreshing.delete(id)));
     }
     return hit;
   }
   if (hit) kept.delete(id);
-  return { found: await readAndKeep(env, apiKey, appRef, id, now), checkedAt: now };
+  return { found: await readAndKeep(env, apiKey, appRef, now), checkedAt: now };
 }
 
 /** Reads the lookup from D1 (begun at `startedAt`) and keeps it if it found a live app; drops any kept one otherwise. */
-async function readAndKeep(env: { DB: D1Database }, apiKey: string, appRef: string, id: string, startedAt: number): Promise<KeyLookup> {
+async function readAndKeep(env: { DB: D1Database }, apiKey: string, appRef: string, startedAt: number): Promise<KeyLookup> {
   const found = await findAgentByKey(env, apiKey, appRef);
+  const id = keyOf(apiKey, appRef);
   if (found.ok && found.app && found.app.status !== "deleted") kept.set(id, { found, checkedAt: startedAt });
   else kept.delete(id);
   return found;

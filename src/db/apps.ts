@@ -122,12 +122,11 @@ const LIVE_APPS_OF = "(SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND s
 /**
  * The person an app goes to still has an account (bind: their id, or null for a
  * placeholder owner, checked when it hands the app over). Creates, hand-overs, restores
- * and transfers carry it. An account deleted while one of
- * its creates, imports or seeds was under way must not end up owning a live app that its
- * deletion never trashed: the deletion's batch and this statement are serialised, so
- * either the deletion sees the app or the app's statement sees no account.
+ * and transfers carry it: an account deleted while one of them was under way must not end
+ * up owning a live app its deletion never trashed. The deletion's batch and the statement
+ * are serialised, so either the deletion sees the app or the statement sees no account.
  */
-export const PERSON_EXISTS = (bind: string) => `(${bind} IS NULL OR EXISTS (SELECT 1 FROM humans WHERE id = ${bind}))`;
+export const personExists = (bind: string) => `(${bind} IS NULL OR EXISTS (SELECT 1 FROM humans WHERE id = ${bind}))`;
 
 function versionValues(v: AppVersionRow): unknown[] {
   return [v.appId, v.version, v.manifestJson, v.documentSha256, v.documentBytes, v.assetsJson, v.sourceHash, v.compat, v.breaksJson, v.createdByAgentId, v.createdAt];
@@ -170,14 +169,14 @@ function guardedVersionInsert(env: Env, version: AppVersionRow, guard: DeployGua
  * Creates the app and its first version in one D1 batch (both or neither), only while
  * the owner has fewer than `maxLiveApps` live apps: the count and the insert are one
  * statement, so concurrent creates cannot pass the cap together; nor once the owner's
- * account is gone (PERSON_EXISTS). `derived` (built with `appCreated(app.id)`) rides in the
+ * account is gone (personExists). `derived` (built with `appCreated(app.id)`) rides in the
  * same batch. Null when at the cap or the account is gone, else the results of `derived`
  * in order; a taken slug throws the unique index's error.
  */
 export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVersionRow, maxLiveApps: number, derived: D1PreparedStatement[] = []): Promise<D1Result[] | null> {
   const insertApp = env.DB.prepare(
     "INSERT INTO apps (id, slug, owner_human_id, created_by_agent_id, visibility, status, current_version, timezone, share_token_hash, created_at, last_activity_at, deleted_at, status_before_delete) " +
-    `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 WHERE ${LIVE_APPS_OF} < ?14 AND ${PERSON_EXISTS("?15")}`,
+    `SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 WHERE ${LIVE_APPS_OF} < ?14 AND ${personExists("?15")}`,
   ).bind(
     app.id, app.slug, app.ownerHumanId, app.createdByAgentId, app.visibility, app.status, app.currentVersion, app.timezone,
     app.shareTokenHash, app.createdAt, app.lastActivityAt, app.deletedAt, app.statusBeforeDelete, maxLiveApps,
@@ -195,7 +194,7 @@ export async function insertAppWithVersion(env: Env, app: AppRow, version: AppVe
 export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLiveApps: number): Promise<AppRow | undefined> {
   const row = await env.DB.prepare(
     "UPDATE apps SET status = ?2, status_before_delete = NULL, deleted_at = NULL " +
-    `WHERE id = ?1 AND status = 'deleted' AND ${LIVE_APPS_OF} < ?4 AND ${PERSON_EXISTS("?3")}`,
+    `WHERE id = ?1 AND status = 'deleted' AND ${LIVE_APPS_OF} < ?4 AND ${personExists("?3")}`,
   ).bind(app.id, status, app.ownerHumanId, maxLiveApps).run();
   if (row.meta.changes !== 1) return undefined;
   return (await db(env).select().from(apps).where(eq(apps.id, app.id)).limit(1))[0];
@@ -206,11 +205,12 @@ export async function restoreApp(env: Env, app: AppRow, status: AppStatus, maxLi
  * create) to its person, only while that person has fewer than `maxLiveApps` live apps
  * (counted in the same statement, so the cap holds against concurrent creates and
  * imports). It becomes visible at that instant, first in its person's list. False when at
- * the cap or when the placeholder no longer owns the app (a sweep undid it).
+ * the cap, when the person's account is gone, or when the placeholder no longer owns the
+ * app (a sweep undid it).
  */
 export async function handOverApp(env: Env, appId: string, fromPlaceholder: string, toHumanId: string, maxLiveApps: number): Promise<boolean> {
   const moved = await env.DB.prepare(
-    `UPDATE apps SET owner_human_id = ?3, last_activity_at = ?4 WHERE id = ?1 AND owner_human_id = ?2 AND ${LIVE_APPS_OF} < ?5 AND ${PERSON_EXISTS("?3")}`,
+    `UPDATE apps SET owner_human_id = ?3, last_activity_at = ?4 WHERE id = ?1 AND owner_human_id = ?2 AND ${LIVE_APPS_OF} < ?5 AND ${personExists("?3")}`,
   ).bind(appId, fromPlaceholder, toHumanId, nowIso(), maxLiveApps).run();
   return moved.meta.changes === 1;
 }
