@@ -28,7 +28,7 @@ import { mintSecretStatement, mintedSecret } from "../effects/webhooks/secret";
 import { hookSyncStatements } from "../effects/ingest/hooks";
 import { discardStaleTasksStatement } from "../effects/tasks/record";
 import { appStore } from "./store";
-import { SEEDING_LAPSE_MS, seedThenHandOver } from "./seeding";
+import { SEEDING_FREED_MINUTES, seedingCapReached, seedThenHandOver } from "./seeding";
 import { appCapReached, refusalFor } from "./hand-over";
 import { nowIso } from "../auth/tokens";
 
@@ -143,9 +143,6 @@ async function slugTaken(env: Env, slug: string, humanId: string): Promise<Relay
   return new RelayError("slug_taken", message, { field: "slug" });
 }
 
-/** The seeding window and the cron's period after it: by then an abandoned seeding create has been purged. */
-const SEEDING_FREED_MINUTES = SEEDING_LAPSE_MS / 60_000 + 5;
-
 async function chooseSlug(env: Env, humanId: string, visibility: Visibility, requested: string | undefined, appName: string): Promise<string> {
   if (requested !== undefined) {
     if (visibility === "link") throw new RelayError("slug_not_allowed_for_link", "Link apps get a server-generated slug; drop `slug`.", { field: "slug" });
@@ -215,8 +212,9 @@ export async function createApp(env: Env, actor: DeployActor, input: CreateInput
     throw err;
   }
   // Concurrent creates counted the same free slot; the insert re-checks the cap and only one wins it.
-  // Nor does it make an app for an account deleted since the caller was checked.
-  if (!inserted) throw await refusalFor(env, actor.ownerHumanId, appCapReached(cap));
+  // Nor does it make an app for an account deleted since the caller was checked. A seeding
+  // create's insert counts the person's creates still seeding (their placeholder's apps) instead.
+  if (!inserted) throw await refusalFor(env, actor.ownerHumanId, seedRows ? seedingCapReached(cap) : appCapReached(cap));
   if (seedRows) await seedThenHandOver(env, app, actor.agentId, seedRows, actor.ownerHumanId, cap);
   const url = appUrl(cfg, slug);
   const webhookSecret = derived.webhookSecret(inserted);

@@ -25,7 +25,15 @@ export async function refusalFor(env: Env, humanId: string, full: RelayError): P
 
 /** The whole app goes from its placeholder to its person, only if the person still has room; `undone` is what to tell a maker the sweep undid. */
 export async function handOverOrRefuse(env: Env, appId: string, placeholder: string, humanId: string, cap: number, undone: string): Promise<void> {
-  if (await handOverApp(env, appId, placeholder, humanId, cap)) return;
+  let moved: boolean;
+  try {
+    moved = await handOverApp(env, appId, placeholder, humanId, cap);
+  } catch (err) {
+    // The move may have landed with its answer lost: then the app is the person's and the work is done.
+    if (await findAppForOwner(env, humanId, appId).catch(() => undefined)) return;
+    throw err;
+  }
+  if (moved) return;
   if (await findAppForOwner(env, placeholder, appId)) throw await refusalFor(env, humanId, appCapReached(cap));
   throw new RelayError("internal_error", undone);
 }

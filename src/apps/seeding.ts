@@ -10,15 +10,28 @@
  * leaves it hidden, and the cron's `seeds` sweep purges it once SEEDING_LAPSE_MS has
  * passed since its insert. Its slug stays taken until then (the unique index holds it).
  */
-import { errorLogLine } from "../db/query-errors";
 import { RelayError } from "../errors";
 import { seedingAppsCreatedBefore, type AppRow } from "../db/apps";
 import { appStore } from "./store";
-import { purgeApp } from "./trash";
+import { purgeApp, purgeIfStillHidden } from "./trash";
 import { handOverOrRefuse } from "./hand-over";
 
 /** Far longer than any seed takes (one store transaction of rows bounded by the deploy body). */
 export const SEEDING_LAPSE_MS = 5 * 60_000;
+
+/** The seeding window and the cron's period after it: by then an abandoned seeding create has been purged. */
+export const SEEDING_FREED_MINUTES = SEEDING_LAPSE_MS / 60_000 + 5;
+
+/**
+ * The refusal of a create with starter rows when the person already has the cap's worth of
+ * such creates still writing their rows (hidden, owned by their placeholder: the bound on
+ * how many hidden apps one person can hold), which is not a full account.
+ */
+export function seedingCapReached(cap: number): RelayError {
+  return new RelayError("account_quota_exceeded",
+    `This account has ${cap} creates with starter rows still writing them, the most it may have at once; send this one when one finishes. One that was cut off is undone within ${SEEDING_FREED_MINUTES} minutes.`,
+    { limit: cap, resource: "apps" });
+}
 
 const UNDONE = "The create stalled and was undone; send it again.";
 
@@ -39,7 +52,7 @@ export async function seedThenHandOver(env: Env, app: AppRow, agentId: string, r
     if (!outcome.ok) throw new RelayError(outcome.error.code, outcome.error.message, outcome.error.details);
     await handOverOrRefuse(env, app.id, app.ownerHumanId, humanId, cap, UNDONE);
   } catch (err) {
-    await purgeApp(env, app.id).catch((cleanup) => console.error(`create: the unseeded app ${app.id} was not purged`, errorLogLine(cleanup)));
+    await purgeIfStillHidden(env, app.id, app.ownerHumanId, "create");
     throw err;
   }
 }

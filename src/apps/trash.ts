@@ -9,6 +9,7 @@ import { deleteAppOperations } from "./operations-cleanup";
 import { eq } from "drizzle-orm";
 import { config } from "../config";
 import { RelayError } from "../errors";
+import { errorLogLine } from "../db/query-errors";
 import { db } from "../db/client";
 import { apps, appVersions } from "../db/apps-schema";
 import { findAppForOwner, restoreApp, updateApp, type AppRow, type AppStatus } from "../db/apps";
@@ -67,6 +68,21 @@ export function requireTrashed(app: AppRow): AppRow {
 /** Destroys a trashed app now, irreversibly; a live app must be trashed first. */
 export async function purgeTrashedApp(env: Env, app: AppRow): Promise<void> {
   await purgeApp(env, requireTrashed(app).id);
+}
+
+/**
+ * The undo of a hidden app (owned by a placeholder: a create seeding its rows, an import
+ * filling it) whose maker gave up: purged while the placeholder still owns it. One that is
+ * no longer hidden was handed over (the hand-over landed though its answer was lost) and
+ * is its person's now, so it stays. When even that cannot be read, the app is left: the
+ * sweep purges a hidden app once its window has passed, and never a handed-over one.
+ */
+export async function purgeIfStillHidden(env: Env, appId: string, placeholder: string, maker: string): Promise<void> {
+  try {
+    if (await findAppForOwner(env, placeholder, appId)) await purgeApp(env, appId);
+  } catch (err) {
+    console.error(`${maker}: the hidden app ${appId} was not purged; its sweep will`, errorLogLine(err));
+  }
 }
 
 /** Rows, feed and storage in the AppStore first, then the registry records. */

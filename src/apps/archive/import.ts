@@ -14,7 +14,6 @@
  * whole app or none. If the relay dies midway, the import's lease (lease.ts) lapses and
  * the cron purges the app; a crashed import never holds a slot a retry needs.
  */
-import { errorLogLine } from "../../db/query-errors";
 import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { storeAttachment } from "../../blobs/attachments";
@@ -27,7 +26,7 @@ import { createApp, type DeployActor } from "../deploy";
 import { requireLiveManifest } from "../live-manifest";
 import { changeAppSettings } from "../settings";
 import { appStore } from "../store";
-import { purgeApp } from "../trash";
+import { purgeIfStillHidden } from "../trash";
 import { invalidArchive } from "./tar";
 import { discardStaged, newStagingPrefix, readStaged, stageArchive, utf8, type StagedArchive } from "./staging";
 import { takeImportLease, type ImportLease } from "./lease";
@@ -177,7 +176,7 @@ async function checkAndCreate(env: Env, actor: DeployActor, staged: StagedArchiv
     await handOverOrRefuse(env, appId, lease.owner, ownerHumanId, cap, "The import stalled and was undone; send the archive again.");
     return { body: { ...answer, imported: { from_app_id: archive.description.source.app_id, rows: counts.rows, attachments: counts.attachments, assets: assets.length } } };
   } catch (err) {
-    await purgeApp(env, appId).catch((cleanup) => console.error(`import: the half-made app ${appId} was not purged`, errorLogLine(cleanup)));
+    await purgeIfStillHidden(env, appId, lease.owner, "import");
     throw err;
   }
 }

@@ -7,7 +7,8 @@
 // list with its rows; a hand-over that would overrun the cap is refused and leaves
 // nothing. What the create derives from its manifest (inbound hooks, webhook secret) is in
 // its answer and works once the app is handed over. A seed whose answer is lost leaves no
-// app (held-seed.ts seedAnswerLost). One whose create died is purged by the `seeds` sweep
+// app (held-seed.ts seedAnswerLost); a hand-over whose answer is lost after it landed
+// leaves the app whole and answered. One whose create died is purged by the `seeds` sweep
 // (hooks and webhook secret with it) once the seeding window has passed, and not before.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -16,7 +17,7 @@ import { appMadeBesides, consoleListedIds, deploy, listedIds, MANIFEST, owner } 
 import { appCall } from "../serve/helpers";
 import { tool } from "../mcp/rpc";
 import { ingestManifest, post } from "../ingest/fixtures";
-import { heldSeed, seedAnswerLost } from "./held-seed";
+import { handOverAnswerLost, heldSeed, seedAnswerLost } from "./held-seed";
 import { SEEDING_LAPSE_MS, undoAbandonedSeeds } from "../../../src/apps/seeding";
 import { sweepNames } from "../../../src/sweeps";
 
@@ -120,6 +121,38 @@ describe("a create with starter rows, before its rows are in", { timeout: 60_000
     // The slug is free for the retry, which makes the app whole.
     const retried = await json<{ app_id: string }>(await call("/v1/apps", { key: who.key, json: { html: "<h1>seeded</h1>", manifest: MANIFEST, slug, input_data: STARTER } }), 201);
     expect(await json<{ row_count: number }>(await call(`/v1/apps/${retried.app_id}`, { key: who.key }), 200)).toMatchObject({ row_count: 2 });
+  });
+
+  it("a hand-over that landed but whose answer was lost keeps the app: the create answers it made it, and it is listed with its rows", async () => {
+    const who = await owner();
+    const slug = uniqueSlug();
+    const made = await json<{ app_id: string; slug: string; created: boolean }>(
+      await handOverAnswerLost(who.key, { html: "<h1>seeded</h1>", manifest: MANIFEST, slug, input_data: STARTER }), 201);
+    expect(made).toMatchObject({ slug, created: true });
+    expect(await listedIds(who)).toEqual([made.app_id]);
+    expect(await json<{ row_count: number }>(await call(`/v1/apps/${made.app_id}`, { key: who.key }), 200)).toMatchObject({ row_count: 2 });
+    expect((await appCall(slug, "/")).status).toBe(200);
+  });
+
+  it("the cap's worth of creates still seeding refuses one more with starter rows, saying so; one without takes a free slot", async () => {
+    const who = await owner();
+    const capped = { MAX_APPS_PER_ACCOUNT: "2" };
+    const body = { html: "<h1>seeded</h1>", manifest: MANIFEST, input_data: STARTER };
+    const held = [heldSeed(who.key, body, capped), heldSeed(who.key, body, capped)];
+    await Promise.all(held.map((create) => create.reached));
+    const refused = await expectError(await callWith(capped, "/v1/apps", { key: who.key, json: body }), 409, "account_quota_exceeded");
+    expect(refused.message).toMatch(/2 creates with starter rows still writing them/);
+    expect(refused.details).toEqual({ limit: 2, resource: "apps" });
+    const plain = await json<{ app_id: string }>(await callWith(capped, "/v1/apps", { key: who.key, json: { html: "<h1>plain</h1>", manifest: MANIFEST } }), 201);
+
+    // Released, the first fills the second slot and the other is refused at the cap, as any app would be.
+    held[0]!.release();
+    await json(await held[0]!.answer, 201);
+    held[1]!.release();
+    const full = await expectError(await held[1]!.answer, 409, "account_quota_exceeded");
+    expect(full.message).toMatch(/has 2 apps/);
+    expect(await listedIds(who)).toHaveLength(2);
+    expect(await listedIds(who)).toContain(plain.app_id);
   });
 
   it("one whose create died is purged by the seeds sweep once the seeding window has passed, and not before, with its hooks and webhook secret", async () => {

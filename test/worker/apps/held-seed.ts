@@ -4,7 +4,8 @@
 // namespace behind a gate that holds the store's `seed` call. By then the app and its
 // version are in D1 (with its hooks and webhook secret) but its store holds no row;
 // `release` lets the create carry on to its answer. `seedAnswerLost` lets the seed land
-// and loses its answer instead.
+// and loses its answer instead; `handOverAnswerLost` does the same to the hand-over's
+// statement in D1.
 import { env } from "cloudflare:test";
 import { callWith } from "../helpers";
 
@@ -69,4 +70,22 @@ export function seedAnswerLost(key: string, body: Record<string, unknown>): Prom
     throw new Error("Network connection lost.");
   });
   return callWith({ APP_STORE: lossy }, "/v1/apps", { key, json: body });
+}
+
+/** The hand-over's statement (src/db/apps.ts handOverApp) as it starts; nothing else updates an app's owner from a placeholder. */
+const HAND_OVER = /^UPDATE apps SET owner_human_id = /;
+
+/** A create with starter rows whose hand-over lands in D1 but whose answer is lost (the connection drops after it). */
+export function handOverAnswerLost(key: string, body: Record<string, unknown>): Promise<Response> {
+  const lossyStatement = (statement: D1PreparedStatement): D1PreparedStatement => withMembers(statement, {
+    bind: (...values: unknown[]) => lossyStatement(statement.bind(...values)),
+    run: async () => {
+      await statement.run();
+      throw new Error("Network connection lost.");
+    },
+  });
+  const lossy = withMembers(env.DB, {
+    prepare: (query: string) => (HAND_OVER.test(query) ? lossyStatement(env.DB.prepare(query)) : env.DB.prepare(query)),
+  });
+  return callWith({ DB: lossy }, "/v1/apps", { key, json: body });
 }
