@@ -70,9 +70,13 @@ export async function openInspector(inspectorPort) {
     ws.send(JSON.stringify({ id, method, params }));
   });
   return {
-    /** After a full collection, so `used` is what is still referenced (a leak shows there), `total` what V8 holds. */
+    /**
+     * `used` as V8 reports it: what is referenced plus garbage not yet collected, so an upper
+     * bound on the live heap (a leak shows as a rise that does not come back); `total` is
+     * what V8 holds. No collection is forced first: through wrangler's inspector proxy
+     * `HeapProfiler.collectGarbage` is never answered (and `HeapProfiler.enable` stalls).
+     */
     async heap() {
-      await call("HeapProfiler.collectGarbage");
       const usage = await call("Runtime.getHeapUsage");
       return usage ? { used: usage.usedSize / 2 ** 20, total: usage.totalSize / 2 ** 20 } : null;
     },
