@@ -30,7 +30,7 @@ export async function handOverOrRefuse(env: Env, appId: string, placeholder: str
     moved = await handOverApp(env, appId, placeholder, humanId, cap);
   } catch (err) {
     // The move may have landed with its answer lost: then the app is the person's and the work is done.
-    if (await findAppForOwner(env, humanId, appId).catch(() => undefined)) return;
+    if ((await findAppForOwner(env, humanId, appId).catch(() => undefined))?.id === appId) return;
     throw err;
   }
   if (moved) return;

@@ -79,7 +79,7 @@ export async function purgeTrashedApp(env: Env, app: AppRow): Promise<void> {
  */
 export async function purgeIfStillHidden(env: Env, appId: string, placeholder: string, maker: string): Promise<void> {
   try {
-    if (await findAppForOwner(env, placeholder, appId)) await purgeApp(env, appId);
+    if ((await findAppForOwner(env, placeholder, appId))?.id === appId) await purgeApp(env, appId);
   } catch (err) {
     console.error(`${maker}: the hidden app ${appId} was not purged; its sweep will`, errorLogLine(err));
   }

@@ -75,8 +75,8 @@ export function seedAnswerLost(key: string, body: Record<string, unknown>): Prom
 /** The hand-over's statement (src/db/apps.ts handOverApp) as it starts; nothing else updates an app's owner from a placeholder. */
 const HAND_OVER = /^UPDATE apps SET owner_human_id = /;
 
-/** A create with starter rows whose hand-over lands in D1 but whose answer is lost (the connection drops after it). */
-export function handOverAnswerLost(key: string, body: Record<string, unknown>): Promise<Response> {
+/** The real D1 binding, except that the hand-over's statement lands and its answer is lost (the connection drops after it). */
+export function handOverAnswerLostDb(): D1Database {
   const lossyStatement = (statement: D1PreparedStatement): D1PreparedStatement => withMembers(statement, {
     bind: (...values: unknown[]) => lossyStatement(statement.bind(...values)),
     run: async () => {
@@ -84,8 +84,12 @@ export function handOverAnswerLost(key: string, body: Record<string, unknown>): 
       throw new Error("Network connection lost.");
     },
   });
-  const lossy = withMembers(env.DB, {
+  return withMembers(env.DB, {
     prepare: (query: string) => (HAND_OVER.test(query) ? lossyStatement(env.DB.prepare(query)) : env.DB.prepare(query)),
   });
-  return callWith({ DB: lossy }, "/v1/apps", { key, json: body });
+}
+
+/** A create with starter rows whose hand-over lands in D1 but whose answer is lost. */
+export function handOverAnswerLost(key: string, body: Record<string, unknown>): Promise<Response> {
+  return callWith({ DB: handOverAnswerLostDb() }, "/v1/apps", { key, json: body });
 }

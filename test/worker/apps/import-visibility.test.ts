@@ -5,12 +5,14 @@
 // pages are not served, and it takes no slot of the owner's app cap, so an import that
 // died cannot block the retry. It appears, whole and first in the list, when the import
 // hands it over; an import that would overrun the cap by then is refused and leaves nothing.
+// A hand-over that landed but whose answer was lost leaves the app imported and answered.
 import { describe, expect, it } from "vitest";
 import { call, callWith, count, expectError, json } from "../helpers";
 import { appMadeBesides, consoleListedIds, deploy, listedIds, owner, type Owner } from "./fixtures";
 import { appCall } from "../serve/helpers";
 import { tool } from "../mcp/rpc";
 import { heldImport } from "./held-import";
+import { handOverAnswerLostDb } from "./held-seed";
 
 const ROWS = 3;
 
@@ -83,5 +85,15 @@ describe("an app being imported", { timeout: 60_000 }, () => {
     await expectError(await held.answer, 409, "account_quota_exceeded");
     expect(await count("apps", "id = ?1", app.id)).toBe(0);
     expect((await listedIds(who)).sort()).toEqual([sourceId, retried.app_id].sort());
+  });
+
+  it("a hand-over that landed but whose answer was lost keeps the imported app, whole, and answers it", async () => {
+    const who = await owner();
+    const { sourceId, archive } = await archiveOf(who);
+    const imported = await json<{ app_id: string; imported: { rows: number } }>(
+      await callWith({ DB: handOverAnswerLostDb() }, "/v1/apps/import", { key: who.key, method: "POST", body: archive, contentType: "application/x-tar" }), 201);
+    expect(imported.imported.rows).toBe(ROWS);
+    expect((await listedIds(who)).sort()).toEqual([sourceId, imported.app_id].sort());
+    expect(await json<{ row_count: number }>(await call(`/v1/apps/${imported.app_id}`, { key: who.key }), 200)).toMatchObject({ row_count: ROWS });
   });
 });
