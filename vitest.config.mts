@@ -5,7 +5,6 @@
 // of its own, beside the node project.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { LongRunningFirst } from "./test/support/slow-first-sequencer";
 import { fileURLToPath } from "node:url";
 
 const migrations = await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url)));
@@ -47,8 +46,6 @@ export default defineConfig({
     // project held it (the node project starts only after it). Each worker runner keeps a
     // storage of its own, so the two never share a table.
     maxWorkers: 2,
-    // The longest files start first, so the parallel phase does not end on one of them alone.
-    sequence: { sequencer: LongRunningFirst },
     projects: [
       {
         plugins: [cloudflareTest(workerPool)],
