@@ -1,8 +1,7 @@
-// Four test projects: "worker" runs inside workerd with real D1, DO, R2 and Queues
+// Three test projects: "worker" runs inside workerd with real D1, DO, R2 and Queues
 // (vitest Workers pool), "worker-isolated" the same for files that need storage of their
 // own; "node" runs the real CLI and real Chromium against a relay that the global setup
-// starts with `wrangler dev` on a free local port; "reliability" kills and restarts relays
-// of its own, beside the node project.
+// starts with `wrangler dev` on a free local port.
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
@@ -81,7 +80,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/structure/**/*.test.ts"],
+          include: ["test/cli/**/*.test.ts", "test/browser/**/*.test.ts", "test/docs/**/*.test.ts", "test/reliability/**/*.test.ts", "test/structure/**/*.test.ts"],
           // The CLI bundle first (bin/service runs dist/cli/service.mjs), then the relay.
           globalSetup: ["./test/support/cli-bundle-setup.ts", "./test/support/relay-global-setup.ts"],
           // Real processes and real time, and no retry: a test that waits polls for what it
@@ -89,21 +88,6 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-        },
-      },
-      {
-        test: {
-          // The kill-and-restart suites start relays of their own (test/reliability/relay-control.ts)
-          // and use neither the shared relay nor the CLI, so they need not wait for the node
-          // project, whose files run one at a time (vitest runs every such project in one
-          // single-file phase after the parallel ones: about thirteen minutes of a twenty-minute
-          // run had one file running). As a parallel project they share the worker projects' two
-          // slots instead.
-          name: "reliability",
-          environment: "node",
-          include: ["test/reliability/**/*.test.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
         },
       },
     ],
