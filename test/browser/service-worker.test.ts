@@ -84,7 +84,11 @@ describe("the push service worker in Chromium", () => {
     // and a failure now names the push that was not shown.
     for (const payload of pushes) {
       await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: id, data: JSON.stringify(payload) });
-      await waitFor(async () => (await shown(p)).some((n) => n.tag === payload.tag), { timeout: 20_000, interval: 100, message: `the push tagged ${payload.tag} shown` });
+      await waitFor(async () => (await shown(p)).some((n) => n.tag === payload.tag), { timeout: 20_000, interval: 100, message: `the push tagged ${payload.tag} shown` })
+        .catch(async (err: Error) => {
+          // What the worker and the page reported says why a push was not shown (this failed in full runs only).
+          throw new Error(`${err.message}; shown: ${JSON.stringify(await shown(p).catch(() => "unreadable"))}; worker errors: ${JSON.stringify(workerErrors)}; page errors: ${JSON.stringify(errors)}`);
+        });
     }
     const list = await shown(p);
     expect(list).toHaveLength(pushes.length);
