@@ -33,7 +33,7 @@ import { db } from "../db/client";
 import { apps } from "../db/apps-schema";
 import { appTransfers } from "../db/account-schema";
 import { getHuman, normaliseEmail } from "../db/humans";
-import { personExists, type AppRow } from "../db/apps";
+import { LIVE_APPS_OF, personExists, type AppRow } from "../db/apps";
 import { revokeCredentialsStatement } from "../db/credentials";
 import { isoIn, newId, nowIso, randomHex, sha256Hex } from "../auth/tokens";
 import { liveManifest, mailProviderConfigured } from "../apps/members";
@@ -209,7 +209,7 @@ export async function acceptTransfer(env: Env, token: string, human: { humanId: 
     env.DB.prepare(
       "UPDATE apps SET owner_human_id = ?3, last_activity_at = ?2 WHERE id = ?4 AND owner_human_id = ?5 AND status NOT IN ('deleted', 'suspended') " +
       "AND EXISTS (SELECT 1 FROM app_transfers WHERE id = ?1 AND status = 'pending' AND expires_at > ?2) " +
-      `AND (SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND status != 'deleted') < ?6 AND ${personExists("?3")}`,
+      `AND ${LIVE_APPS_OF} < ?6 AND ${personExists("?3")}`,
     ).bind(transfer.id, now, human.humanId, app.id, transfer.fromHumanId, cap),
     env.DB.prepare(
       "UPDATE app_transfers SET status = 'accepted', resolved_at = ?2, accepted_by_human_id = ?3 WHERE id = ?1 AND status = 'pending' " +

@@ -7,7 +7,7 @@
  * send again. The caller purges the app on any of them.
  */
 import { RelayError } from "../errors";
-import { findAppForOwner, handOverApp } from "../db/apps";
+import { handOverApp, ownsApp } from "../db/apps";
 import { getHuman } from "../db/humans";
 
 export function appCapReached(cap: number): RelayError {
@@ -30,10 +30,10 @@ export async function handOverOrRefuse(env: Env, appId: string, placeholder: str
     moved = await handOverApp(env, appId, placeholder, humanId, cap);
   } catch (err) {
     // The move may have landed with its answer lost: then the app is the person's and the work is done.
-    if ((await findAppForOwner(env, humanId, appId).catch(() => undefined))?.id === appId) return;
+    if (await ownsApp(env, humanId, appId).catch(() => false)) return;
     throw err;
   }
   if (moved) return;
-  if (await findAppForOwner(env, placeholder, appId)) throw await refusalFor(env, humanId, appCapReached(cap));
+  if (await ownsApp(env, placeholder, appId)) throw await refusalFor(env, humanId, appCapReached(cap));
   throw new RelayError("internal_error", undone);
 }

@@ -12,7 +12,7 @@ import { RelayError } from "../errors";
 import { errorLogLine } from "../db/query-errors";
 import { db } from "../db/client";
 import { apps, appVersions } from "../db/apps-schema";
-import { findAppForOwner, restoreApp, updateApp, type AppRow, type AppStatus } from "../db/apps";
+import { findAppForOwner, ownsApp, restoreApp, updateApp, type AppRow, type AppStatus } from "../db/apps";
 import { nowIso } from "../auth/tokens";
 import { appStore } from "./store";
 import { refusalFor } from "./hand-over";
@@ -79,7 +79,7 @@ export async function purgeTrashedApp(env: Env, app: AppRow): Promise<void> {
  */
 export async function purgeIfStillHidden(env: Env, appId: string, placeholder: string, maker: string): Promise<void> {
   try {
-    if ((await findAppForOwner(env, placeholder, appId))?.id === appId) await purgeApp(env, appId);
+    if (await ownsApp(env, placeholder, appId)) await purgeApp(env, appId);
   } catch (err) {
     console.error(`${maker}: the hidden app ${appId} was not purged; its sweep will`, errorLogLine(err));
   }

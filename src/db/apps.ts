@@ -42,6 +42,12 @@ export async function findAppForOwner(env: Env, ownerHumanId: string, idOrSlug: 
   return (await db(env).select().from(apps).where(ownedAppCondition(ownerHumanId, idOrSlug)).limit(1))[0];
 }
 
+/** Whether `ownerId` (a person or a placeholder) owns the app with exactly this id, whatever its status; never matches by slug. */
+export async function ownsApp(env: Env, ownerId: string, appId: string): Promise<boolean> {
+  const row = await db(env).select({ id: apps.id }).from(apps).where(and(eq(apps.id, appId), eq(apps.ownerHumanId, ownerId))).limit(1);
+  return row.length === 1;
+}
+
 /** The ids of every app the human (or a placeholder, see importOwner) owns, whatever its status. */
 export async function appIdsOfOwner(env: Env, ownerHumanId: string): Promise<string[]> {
   return (await db(env).select({ id: apps.id }).from(apps).where(eq(apps.ownerHumanId, ownerHumanId))).map((r) => r.id);
@@ -118,7 +124,8 @@ export async function getVersion(env: Env, appId: string, version: number): Prom
     .where(and(eq(appVersions.appId, appId), eq(appVersions.version, version))).limit(1))[0];
 }
 
-const LIVE_APPS_OF = "(SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND status != 'deleted')";
+/** The live (not trashed) apps of the owner bound at ?3, counted in the statement that checks the app cap. */
+export const LIVE_APPS_OF = "(SELECT count(*) FROM apps WHERE owner_human_id = ?3 AND status != 'deleted')";
 /**
  * The person an app goes to still has an account (bind: their id, or null for a
  * placeholder owner, checked when it hands the app over). Creates, hand-overs, restores
