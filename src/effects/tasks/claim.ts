@@ -5,7 +5,7 @@
  *
  * Two claimers never hold the same task: each task is leased by its own conditional UPDATE
  * (still claimable, else nothing), all of them in one D1 batch; a task another claimer
- * took in between simply returns no row, and the claim looks again for the places it lost.
+ * took in between simply returns no row, and the claim hands out that many fewer.
  * A claimable task is a queued one whose backoff has passed and whose ttl has not, or a
  * leased one whose lease lapsed with attempts to spare (the worker died: the task comes
  * back, its attempt counted). Before looking, lapsed tasks out of attempts are
@@ -23,13 +23,19 @@ export interface ClaimScope {
   leasedBy: string;
 }
 
-/** The statement's owner filter: apps of the owner, live, optionally only the listed ones. */
-function appFilter(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number): { sql: string; binds: unknown[] } {
+/** `columns` of the owner's live apps (optionally only the listed ones), the owner bound at ?`first`. */
+function ownedApps(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number, columns = "id"): { sql: string; binds: unknown[] } {
   const listed = scope.appIds?.length ? ` AND id IN (${scope.appIds.map((_, i) => `?${first + 1 + i}`).join(", ")})` : "";
   return {
-    sql: `app_id IN (SELECT id FROM apps WHERE owner_human_id = ?${first} AND status IN ('active', 'dormant')${listed})`,
+    sql: `SELECT ${columns} FROM apps WHERE owner_human_id = ?${first} AND status IN ('active', 'dormant')${listed}`,
     binds: [scope.ownerHumanId, ...(scope.appIds ?? [])],
   };
+}
+
+/** The statement's owner filter: tasks of the owner's live apps, optionally only the listed ones. */
+function appFilter(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number): { sql: string; binds: unknown[] } {
+  const apps = ownedApps(scope, first);
+  return { sql: `app_id IN (${apps.sql})`, binds: apps.binds };
 }
 
 /** Whether a task (columns prefixed with `table`) may be claimed at ?1 (now) with ?2 (max attempts). */
@@ -40,41 +46,56 @@ function claimable(table = ""): string {
 }
 
 /**
- * Dead-letters lapsed leases that used their last attempt and expires queued tasks past
- * their ttl; for one owner's apps, or every app (the sweep).
+ * The statements that dead-letter lapsed leases which used their last attempt and expire
+ * queued tasks past their ttl; for one owner's apps, or every app (the sweep).
  */
-export async function settleLapsed(env: Env, settings: TaskSettings, now: number, scope?: Pick<ClaimScope, "ownerHumanId" | "appIds">): Promise<void> {
+function settleStatements(env: Env, settings: TaskSettings, now: number, scope?: Pick<ClaimScope, "ownerHumanId" | "appIds">): D1PreparedStatement[] {
   const filter = scope ? appFilter(scope, 3) : { sql: "1 = 1", binds: [] };
-  await env.DB.batch([
+  return [
     env.DB.prepare(`UPDATE agent_tasks SET status = 'dead', lease_token_hash = NULL, finished_at = ?1, updated_at = ?1,
         report = coalesce(report, 'lease lapsed on the last attempt')
       WHERE status = 'leased' AND lease_expires_at <= ?1 AND attempts >= ?2 AND ${filter.sql}`).bind(now, settings.maxAttempts, ...filter.binds),
     env.DB.prepare(`UPDATE agent_tasks SET status = 'expired', finished_at = ?1, updated_at = ?1
       WHERE status = 'queued' AND expires_at <= ?1 AND ?2 = ?2 AND ${filter.sql}`).bind(now, settings.maxAttempts, ...filter.binds),
-  ]);
+  ];
 }
 
+/** Settles lapsed and expired tasks (settleStatements) in one batch: the sweep's pass. */
+export async function settleLapsed(env: Env, settings: TaskSettings, now: number, scope?: Pick<ClaimScope, "ownerHumanId" | "appIds">): Promise<void> {
+  await env.DB.batch(settleStatements(env, settings, now, scope));
+}
+
+/**
+ * Two D1 round trips when there is something to claim, one when there is not: the first
+ * batch settles the owner's lapsed and expired tasks and counts what is claimable now
+ * (which bounds how many credentials to mint); the second leases each task with its own
+ * conditional UPDATE and reads the owner's app slugs for the envelopes, in the same
+ * transaction.
+ */
 export async function claimTasks(env: Env, scope: ClaimScope, max: number, now = Date.now()): Promise<TaskEnvelope[]> {
   const settings = taskSettings(env);
-  await settleLapsed(env, settings, now, scope);
   const filter = appFilter(scope, 4);
-  // How many are claimable now bounds the batch; the statements themselves pick the tasks.
-  const available = (await env.DB.prepare(
-    `SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} LIMIT ?3`,
-  ).bind(now, settings.maxAttempts, max, ...filter.binds).all<{ id: string }>()).results.length;
+  const looked = await env.DB.batch<{ id: string }>([
+    ...settleStatements(env, settings, now, scope),
+    env.DB.prepare(`SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} LIMIT ?3`)
+      .bind(now, settings.maxAttempts, max, ...filter.binds),
+  ]);
+  const available = looked[looked.length - 1].results.length;
   if (available === 0) return [];
   const tokens = Array.from({ length: available }, () => mintSecret("leaseCredential"));
   const hashes = await Promise.all(tokens.map((token) => sha256Hex(token)));
-  const leased = await env.DB.batch<LeasedTask>(hashes.map((hash) => env.DB.prepare(
-    `UPDATE agent_tasks SET status = 'leased', attempts = attempts + 1, lease_expires_at = ?1 + lease_seconds * 1000,
-       lease_token_hash = ?3, updated_at = ?1, leased_by = ?${4 + filter.binds.length}
-     WHERE id = (SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} ORDER BY available_at, id LIMIT 1)
-     RETURNING id, app_id, task_type, prompt, context, collection, row_key, reads, writes, lease_expires_at`,
-  ).bind(now, settings.maxAttempts, hash, ...filter.binds, scope.leasedBy)));
+  const slugsOfApps = ownedApps(scope, 1, "id, slug");
+  const results = await env.DB.batch<unknown>([
+    ...hashes.map((hash) => env.DB.prepare(
+      `UPDATE agent_tasks SET status = 'leased', attempts = attempts + 1, lease_expires_at = ?1 + lease_seconds * 1000,
+         lease_token_hash = ?3, updated_at = ?1, leased_by = ?${4 + filter.binds.length}
+       WHERE id = (SELECT id FROM agent_tasks WHERE ${claimable()} AND ${filter.sql} ORDER BY available_at, id LIMIT 1)
+       RETURNING id, app_id, task_type, prompt, context, collection, row_key, reads, writes, lease_expires_at`,
+    ).bind(now, settings.maxAttempts, hash, ...filter.binds, scope.leasedBy)),
+    env.DB.prepare(slugsOfApps.sql).bind(...slugsOfApps.binds),
+  ]);
+  const leased = results.slice(0, available) as D1Result<LeasedTask>[];
   const claimed = leased.map((result, index) => ({ task: result.results[0], token: tokens[index] })).filter((item) => item.task !== undefined);
-  if (claimed.length === 0) return [];
-  const appIds = [...new Set(claimed.map((item) => item.task.app_id))];
-  const slugs = new Map((await env.DB.prepare(`SELECT id, slug FROM apps WHERE id IN (${appIds.map((_, i) => `?${i + 1}`).join(", ")})`)
-    .bind(...appIds).all<{ id: string; slug: string }>()).results.map((app) => [app.id, app.slug]));
+  const slugs = new Map((results[available] as D1Result<{ id: string; slug: string }>).results.map((app) => [app.id, app.slug]));
   return claimed.map(({ task, token }) => envelopeOf(task, slugs.get(task.app_id) ?? "", token, settings.apiBase));
 }

@@ -7,6 +7,11 @@
  * claimer meanwhile cannot be finished by the first. Ack and nack forget the credential's
  * hash, so the credential stops at once. Any agent of the owner may finish the owner's
  * tasks; a task of anyone else's app is `task_not_found`.
+ *
+ * Ack and extend-lease are one statement when they succeed: the UPDATE itself requires
+ * the task to be the owner's and its lease to hold, and only when it changes nothing is
+ * the task read to say why (heldTask's refusals). Nack reads the task first, since its
+ * backoff depends on the attempts used.
  */
 import { RelayError } from "../../errors";
 import { retryDelayMs, taskSettings } from "./settings";
@@ -34,20 +39,40 @@ async function heldTask(env: Env, ownerHumanId: string, taskId: string, now: num
   return task;
 }
 
+/** The refusal when a task's lease changed between reading it and updating it. */
+function changedMeanwhile(taskId: string): RelayError {
+  return new RelayError("task_not_leased", `Task ${taskId} was finished or leased again meanwhile.`, { task_id: taskId, status: "changed" });
+}
+
 /** Runs an update guarded by the very lease `task` is under; refuses when the lease changed meanwhile. */
 async function onLease<T>(task: HeldTask, statement: D1PreparedStatement): Promise<T> {
   const row = await statement.first<T>();
-  if (!row) throw new RelayError("task_not_leased", `Task ${task.id} was finished or leased again meanwhile.`, { task_id: task.id, status: "changed" });
+  if (!row) throw changedMeanwhile(task.id);
   return row;
 }
 
+/** The UPDATE's condition that the task (bound at ?`task`) is the owner's (?`owner`) and its lease holds at ?`now`. */
+function heldNow(task: number, owner: number, now: number): string {
+  return `id = ?${task} AND app_id IN (SELECT id FROM apps WHERE owner_human_id = ?${owner})
+    AND status = 'leased' AND lease_token_hash IS NOT NULL AND lease_expires_at > ?${now}`;
+}
+
+/**
+ * Runs an update conditioned on heldNow; when it changes nothing, refuses with what the
+ * task is now (not the owner's, not leased), or as changed meanwhile if its lease holds again.
+ */
+async function whileHeld<T>(env: Env, ownerHumanId: string, taskId: string, now: number, statement: D1PreparedStatement): Promise<T> {
+  const row = await statement.first<T>();
+  if (row) return row;
+  throw changedMeanwhile((await heldTask(env, ownerHumanId, taskId, now)).id);
+}
+
 export async function ackTask(env: Env, ownerHumanId: string, taskId: string, report: string | null, now = Date.now()): Promise<{ task_id: string; status: "done" }> {
-  const task = await heldTask(env, ownerHumanId, taskId, now);
-  await onLease(task, env.DB.prepare(
+  const done = await whileHeld<{ id: string }>(env, ownerHumanId, taskId, now, env.DB.prepare(
     `UPDATE agent_tasks SET status = 'done', report = ?1, lease_token_hash = NULL, finished_at = ?2, updated_at = ?2
-     WHERE id = ?3 AND status = 'leased' AND lease_token_hash = ?4 RETURNING id`,
-  ).bind(report, now, task.id, task.lease_token_hash));
-  return { task_id: task.id, status: "done" };
+     WHERE ${heldNow(3, 4, 2)} RETURNING id`,
+  ).bind(report, now, taskId, ownerHumanId));
+  return { task_id: done.id, status: "done" };
 }
 
 export interface NackAnswer {
@@ -74,13 +99,12 @@ export async function extendLease(
   env: Env, ownerHumanId: string, taskId: string, seconds: number | undefined, now = Date.now(),
 ): Promise<{ task_id: string; lease_expires_at: string }> {
   const settings = taskSettings(env);
-  const task = await heldTask(env, ownerHumanId, taskId, now);
   if (seconds !== undefined && seconds > settings.maxLeaseSeconds) {
     throw new RelayError("invalid_request", `A lease can be extended by at most ${settings.maxLeaseSeconds} seconds at a time.`, { field: "seconds", limit: settings.maxLeaseSeconds });
   }
-  const until = now + (seconds ?? task.lease_seconds) * 1000;
-  await onLease(task, env.DB.prepare(
-    "UPDATE agent_tasks SET lease_expires_at = ?1, updated_at = ?2 WHERE id = ?3 AND status = 'leased' AND lease_token_hash = ?4 RETURNING id",
-  ).bind(until, now, task.id, task.lease_token_hash));
-  return { task_id: task.id, lease_expires_at: new Date(until).toISOString() };
+  const extended = await whileHeld<{ id: string; lease_expires_at: number }>(env, ownerHumanId, taskId, now, env.DB.prepare(
+    `UPDATE agent_tasks SET lease_expires_at = ?1 + coalesce(?2, lease_seconds) * 1000, updated_at = ?1
+     WHERE ${heldNow(3, 4, 1)} RETURNING id, lease_expires_at`,
+  ).bind(now, seconds ?? null, taskId, ownerHumanId));
+  return { task_id: extended.id, lease_expires_at: new Date(extended.lease_expires_at).toISOString() };
 }

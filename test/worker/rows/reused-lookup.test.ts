@@ -15,6 +15,7 @@ import { AGENT_LOOKUP_REFRESH_AFTER_MS, AGENT_LOOKUP_REUSE_MS, forgetAgentLookup
 import { stageWithdrawal } from "../withdrawals";
 import { appStore } from "../../../src/apps/store";
 import { clockPast } from "../../support/wait";
+import { countingD1 } from "../counting-d1";
 
 const note = (i: number) => ({ title: `note ${i}` });
 /** The app's store, called directly as the Worker would (typed by its RPC surface). */
@@ -172,57 +173,31 @@ describe("the store re-judges a call checked before a change it has heard of", (
   });
 });
 
-/** The D1 binding with a count of the statements run on it (the real database underneath). */
-function countingDb(): { env: { DB: D1Database }; reads: () => number } {
-  let runs = 0;
-  const RUNNERS = new Set<PropertyKey>(["all", "raw", "first", "run"]);
-  const counted = (statement: D1PreparedStatement): D1PreparedStatement => new Proxy(statement, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === "bind") return (...args: unknown[]) => counted(method.apply(target, args) as D1PreparedStatement);
-      if (RUNNERS.has(property)) return (...args: unknown[]) => { runs += 1; return method.apply(target, args); };
-      return method.bind(target);
-    },
-  });
-  const DB = new Proxy(env.DB, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === "prepare") return (query: string) => counted(method.call(target, query) as D1PreparedStatement);
-      return method.bind(target);
-    },
-  });
-  return { env: { DB }, reads: () => runs };
-}
-
 describe("a lookup in use is read again before it runs out", () => {
   it("after the request that finds it near its end, once at a time, so a steady writer never waits on D1; a refusal found then drops it", async () => {
     const ctx = await setup();
-    const d1 = countingDb();
+    const d1 = countingD1();
     const background: Promise<unknown>[] = [];
     const start = Date.now();
-    const lookup = (at: number) => reusableAgentLookup(d1.env, ctx.agent.api_key, ctx.appId, (work) => background.push(work), at);
+    const lookup = (at: number) => reusableAgentLookup({ DB: d1.DB }, ctx.agent.api_key, ctx.appId, (work) => background.push(work), at);
 
     expect((await lookup(start)).found.ok).toBe(true);
-    const firstReads = d1.reads();
+    const firstReads = d1.roundTrips();
     expect(firstReads).toBeGreaterThan(0);
     // Young: reused, nothing read.
     expect((await lookup(start + 1_000)).checkedAt).toBe(start);
-    expect([d1.reads(), background.length]).toEqual([firstReads, 0]);
+    expect([d1.roundTrips(), background.length]).toEqual([firstReads, 0]);
     // Near its end: still answered from the kept lookup, and read again after the request, once.
     expect((await lookup(start + AGENT_LOOKUP_REFRESH_AFTER_MS)).checkedAt).toBe(start);
     expect((await lookup(start + AGENT_LOOKUP_REFRESH_AFTER_MS + 1)).checkedAt).toBe(start);
     expect(background).toHaveLength(1);
     await Promise.all(background);
     // Past the first read's end the fresh one serves, counted from when it began: no read on the way.
-    const refreshedReads = d1.reads();
+    const refreshedReads = d1.roundTrips();
     expect(refreshedReads).toBeGreaterThan(firstReads);
     const later = start + AGENT_LOOKUP_REUSE_MS + 500;
     expect((await lookup(later)).checkedAt).toBe(start + AGENT_LOOKUP_REFRESH_AFTER_MS);
-    expect(d1.reads()).toBe(refreshedReads);
+    expect(d1.roundTrips()).toBe(refreshedReads);
 
     // The agent is paused; the next read ahead finds it refused and keeps nothing, so the request after reads the refusal.
     await json(await call(`/v1/self/agents/${ctx.agent.agent_id}/pause`, { method: "POST", session: ctx.human.session }), 200);
