@@ -33,8 +33,11 @@ export function countHitStatement(d: Db, bucket: string, windowStart: number, by
     .returning({ hits: rateLimitWindows.hits });
 }
 
-/** The hits counted so far in `bucket`'s window starting at `windowStart`, as an SQL value (NULL before the first). */
-export function hitsSoFar(bucket: string, windowStart: number): SQL<number | null> {
+/**
+ * The hits counted so far in `bucket`'s window starting at `windowStart`, as an SQL value
+ * (NULL before the first); either may be an SQL expression (a bucket named after a joined row).
+ */
+export function hitsSoFar(bucket: string | SQL, windowStart: number | SQL): SQL<number | null> {
   return sql<number | null>`(SELECT ${rateLimitWindows.hits} FROM ${rateLimitWindows} WHERE ${rateLimitWindows.bucket} = ${bucket} AND ${rateLimitWindows.windowStart} = ${windowStart})`;
 }
 

@@ -23,7 +23,7 @@ import { appStore } from "../../apps/store";
 import type { JsonValue } from "../../manifest";
 import type { EffectKind } from "../../rules/match";
 import type { Failure } from "../../../durable-objects/app-store/contract";
-import type { LiveHook } from "./hooks";
+import { countLiveDelivery, type LiveHook } from "./hooks";
 import { dedupeKeyText, dedupeValue, ifMatchOf, mapBody } from "./mapping";
 
 export type DeliveryStatus = "accepted" | "dropped_duplicate" | "failed";
@@ -70,11 +70,12 @@ type Claim = { id: string; claimed: boolean };
 async function claim(env: Env, input: DeliveryInput, value: string, now: number): Promise<Claim | null> {
   const d = db(env);
   const id = newId("ind_");
-  const inserted = await d.insert(ingestDeliveries).values({
+  const insert = d.insert(ingestDeliveries).values({
     id, appId: input.app.id, hookId: input.hook.id, hookName: input.hook.name, source: input.source, status: "processing",
     dedupeKey: dedupeKeyText(input.hook.rule), dedupeValue: value, payload: input.rawBody, replayOfId: input.replayOfId ?? null,
     createdAt: new Date(now).toISOString(), claimedAt: now,
   }).onConflictDoNothing().returning({ id: ingestDeliveries.id });
+  const [inserted] = input.source === "live" ? await d.batch([insert, countLiveDelivery(d, input.app.id, id, now)]) : [await insert];
   if (inserted.length) return { id, claimed: true };
   const holder = (await d.select().from(ingestDeliveries).where(and(eq(ingestDeliveries.hookId, input.hook.id), eq(ingestDeliveries.dedupeValue, value))).limit(1))[0];
   if (!holder || holder.status !== "processing") return null;
@@ -98,10 +99,13 @@ async function finish(env: Env, input: DeliveryInput, entry: Claim, outcome: Del
     const unlessAccepted = outcome.status === "accepted" ? undefined : ne(ingestDeliveries.status, "accepted");
     await db(env).update(ingestDeliveries).set(settled).where(and(eq(ingestDeliveries.id, entry.id), unlessAccepted));
   } else {
-    await db(env).insert(ingestDeliveries).values({
+    const d = db(env);
+    const insert = d.insert(ingestDeliveries).values({
       id: entry.id, appId: input.app.id, hookId: input.hook.id, hookName: input.hook.name, source: input.source, dedupeKey: dedupeKeyText(input.hook.rule),
       payload: input.rawBody, replayOfId: input.replayOfId ?? null, createdAt: new Date(now).toISOString(), claimedAt: now, ...settled,
     });
+    if (input.source === "live") await d.batch([insert, countLiveDelivery(d, input.app.id, entry.id, now)]);
+    else await insert;
   }
   return outcome;
 }

@@ -5,9 +5,11 @@
  * returns), found by the receive route by id and secret, listed for the owner with their
  * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { config } from "../../config";
-import { db, preparedPerBinding } from "../../db/client";
+import { db, preparedPerBinding, type Db } from "../../db/client";
+import { hitsSoFar, windowStartOf } from "../../db/rate-limit";
+import { rateLimitWindows } from "../../db/schema";
 import { ingestDeliveries, ingestHooks } from "../../db/ingest-schema";
 import { RelayError } from "../../errors";
 import { constantTimeEqual, newId, nowIso, randomHex } from "../../auth/tokens";
@@ -59,12 +61,34 @@ export function hookSyncStatements(env: Env, appId: string, manifest: CompiledMa
   return [...upserts, disable];
 }
 
+/** The counter of an app's live deliveries per clock hour, which the hourly brake reads. */
+function liveDeliveriesBucket(appId: string | SQLWrapper): SQL {
+  return sql`${"ingest-app:"} || ${appId}`;
+}
+
+/**
+ * The statement that counts a live delivery's journal entry `entryId` in its app's hour,
+ * if the entry is there as it runs (INSERT … SELECT from the entry): it follows the entry's insert in one batch, so a
+ * claim that met a conflict counts nothing. A counter read in one row, where counting the
+ * hour's journal entries read up to the cap's worth on every delivery.
+ */
+export function countLiveDelivery(d: Db, appId: string, entryId: string, now: number) {
+  const counted = d.select({
+    bucket: sql<string>`${liveDeliveriesBucket(appId)}`.as("bucket"),
+    windowStart: sql<number>`${windowStartOf(now, HOUR_MS / 1000)}`.as("window_start"),
+    hits: sql<number>`1`.as("hits"),
+  }).from(ingestDeliveries).where(eq(ingestDeliveries.id, entryId));
+  return d.insert(rateLimitWindows).select(counted)
+    .onConflictDoUpdate({ target: [rateLimitWindows.bucket, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + 1` } });
+}
+
 /**
  * A receive URL's hook with its app, prepared once (every delivery reads it). The same
- * read counts the app's live deliveries in this clock hour, for the hourly brake.
+ * read takes the app's live deliveries in this clock hour from their counter, for the
+ * hourly brake.
  */
 const hookOfUrlOf = preparedPerBinding((d) => {
-  const liveThisHour = sql<number>`(SELECT count(*) FROM ingest_deliveries WHERE app_id = ${apps.id} AND created_at >= ${sql.placeholder("hourStart")} AND source = 'live')`;
+  const liveThisHour = hitsSoFar(liveDeliveriesBucket(apps.id), sql`${sql.placeholder("hourStart")}`);
   return d.select({ hook: ingestHooks, app: apps, liveThisHour }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
     .where(eq(ingestHooks.id, sql.placeholder("hookId"))).limit(1).prepare();
 });
@@ -75,7 +99,7 @@ const hookOfUrlOf = preparedPerBinding((d) => {
  * suspended, archived) all answer alike.
  */
 export async function hookForUrl(env: Env, hookId: string, secret: string, now = Date.now()): Promise<{ hook: LiveHook; app: AppRow; liveThisHour: number }> {
-  const hourStart = new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString();
+  const hourStart = windowStartOf(now, HOUR_MS / 1000);
   const found = (await hookOfUrlOf(env).all({ hookId, hourStart }))[0];
   // The secret is compared even for an unknown id, so both take the same time.
   const matches = constantTimeEqual(found?.hook.urlSecret ?? "-", secret);

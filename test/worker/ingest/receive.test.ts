@@ -146,6 +146,24 @@ describe("inbound hook receive", { timeout: 60_000 }, () => {
     expect(await t.deliveries()).toHaveLength(3);
   });
 
+  it("the hourly cap counts every live delivery journaled this hour, accepted, duplicate or failed, and no replay", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "id" }]);
+    const { url } = await t.hook("h");
+    const capped = { INGEST_APP_HOURLY_CAP: "3" };
+    const send = (body: unknown) => callWith(capped, pathOf(url), typeof body === "string"
+      ? { method: "POST", body, contentType: "application/json" } : { method: "POST", json: body });
+    await json(await send({ id: 1, title: "accepted" }), 200);
+    await json(await send({ id: 1, title: "duplicate" }), 200);
+    const replay = await call(`/v1/apps/${t.appId}/ingest/deliveries/${(await t.deliveries("?status=accepted"))[0].id}/replay`, { key: t.key, method: "POST" });
+    expect((await json<{ delivery: { source: string } }>(replay, 200)).delivery.source).toBe("replay");
+    await json(await send("{not json"), 200);
+    expect((await t.deliveries()).map((entry) => `${entry.source}:${entry.status}`).sort()).toEqual([
+      "live:accepted", "live:dropped_duplicate", "live:failed", "replay:accepted",
+    ]);
+    await expectError(await send({ id: 3, title: "over" }), 429, "rate_limited");
+    expect(await t.deliveries()).toHaveLength(4);
+  });
+
   it("503 when the app is at its storage quota, journaled failed (retryable)", async () => {
     const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "t" } }]);
     const { url } = await t.hook("h");
