@@ -82,7 +82,6 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
       503: { description: "ingest_write_unavailable: the app is at its row or storage quota (journaled failed; retryable)", schema: errorEnvelope },
     },
   }, async (c) => {
-    const T0 = Date.now(); const stages: number[] = [];
     const { hook, app: target, liveThisHour } = await hookForUrl(c.env, c.req.param("hookId")!, c.req.param("secret")!);
     const type = c.req.header("content-type") ?? "";
     if (!/^application\/(.+\+)?json\s*(;|$)/i.test(type)) {
@@ -94,7 +93,6 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
     const challenge = hook.rule.handshake === "echo" && body !== undefined ? challengeOf(body) : null;
     if (challenge !== null) return c.text(challenge, 200);
     hourlyBrake(c, liveThisHour);
-    stages.push(Date.now() - T0);
     const outcome = await deliver(c.env, {
       app: { id: target.id, version: target.currentVersion! }, hook, source: "live", rawBody: text, body, headers: c.req.raw.headers, dedupe: true,
       defer: (work) => c.executionCtx.waitUntil(work),
@@ -112,8 +110,6 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
       const current = (outcome.error.details?.current as { version?: number } | undefined)?.version;
       throw new RelayError("conflict", outcome.error.message, { delivery_id: outcome.deliveryId, ...(current !== undefined ? { current_version: current } : {}) });
     }
-    stages.push(Date.now() - T0);
-    c.header("x-stages", stages.join(","));
     return c.json({ ok: true as const });
   });
 
