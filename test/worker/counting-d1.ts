@@ -1,6 +1,7 @@
 // The real D1 binding wrapped to count its round trips: each statement run on its own
 // (all, raw, first, run) and each batch is one trip to the database. Tests use it to show
-// that a path reads nothing (a reused lookup) or how many trips it makes (a claim, an ack).
+// that a path reads nothing (a reused lookup) or how many trips it makes (a claim, an ack),
+// and how many parameters its statements bind.
 import { env } from "cloudflare:test";
 
 export interface CountingD1 {
@@ -10,11 +11,14 @@ export interface CountingD1 {
   statements(): number;
   /** Round trips so far: statements run on their own plus batches. */
   roundTrips(): number;
+  /** The most parameters bound to one statement so far (D1 takes at most 100). */
+  mostBound(): number;
 }
 
 export function countingD1(): CountingD1 {
   let statements = 0;
   let batches = 0;
+  let mostBound = 0;
   const RUNNERS = new Set<PropertyKey>(["all", "raw", "first", "run"]);
   /** A batch hands the statements to the real binding unwrapped, so they count once, as the batch. */
   const unwrapped = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
@@ -24,7 +28,12 @@ export function countingD1(): CountingD1 {
         const value = Reflect.get(target, property, target) as unknown;
         if (typeof value !== "function") return value;
         const method = value as (...args: unknown[]) => unknown;
-        if (property === "bind") return (...args: unknown[]) => counted(method.apply(target, args) as D1PreparedStatement);
+        if (property === "bind") {
+          return (...args: unknown[]) => {
+            mostBound = Math.max(mostBound, args.length);
+            return counted(method.apply(target, args) as D1PreparedStatement);
+          };
+        }
         if (RUNNERS.has(property)) return (...args: unknown[]) => { statements += 1; return method.apply(target, args); };
         return method.bind(target);
       },
@@ -44,5 +53,5 @@ export function countingD1(): CountingD1 {
       return method.bind(target);
     },
   });
-  return { DB, statements: () => statements, roundTrips: () => statements + batches };
+  return { DB, statements: () => statements, roundTrips: () => statements + batches, mostBound: () => mostBound };
 }

@@ -23,12 +23,16 @@ export interface ClaimScope {
   leasedBy: string;
 }
 
-/** `columns` of the owner's live apps (optionally only the listed ones), the owner bound at ?`first`. */
+/**
+ * `columns` of the owner's live apps (optionally only the listed ones), the owner bound at
+ * ?`first` and the list, when there is one, as one JSON array after it: D1 takes at most
+ * 100 bound parameters a statement, and a claim may list 100 apps.
+ */
 function ownedApps(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number, columns = "id"): { sql: string; binds: unknown[] } {
-  const listed = scope.appIds?.length ? ` AND id IN (${scope.appIds.map((_, i) => `?${first + 1 + i}`).join(", ")})` : "";
+  const listed = scope.appIds?.length ? ` AND id IN (SELECT value FROM json_each(?${first + 1}))` : "";
   return {
     sql: `SELECT ${columns} FROM apps WHERE owner_human_id = ?${first} AND status IN ('active', 'dormant')${listed}`,
-    binds: [scope.ownerHumanId, ...(scope.appIds ?? [])],
+    binds: scope.appIds?.length ? [scope.ownerHumanId, JSON.stringify(scope.appIds)] : [scope.ownerHumanId],
   };
 }
 

@@ -78,4 +78,15 @@ describe("agent task round trips to D1", { timeout: 60_000 }, () => {
     expect(lapsed).toEqual({ code: "task_not_leased", details: { task_id: tasks[1].task_id, status: "lease_lapsed" } });
     await expectError(await ack(stranger.key, tasks[1].task_id), 404, "task_not_found");
   });
+
+  it("a claim listing 100 apps binds at most D1's 100 parameters to each statement and still finds its tasks", async () => {
+    const t = await taskApp();
+    await write(t, "issues", { title: "listed" }, "l1");
+    await tasksIn(t, "queued", 1);
+    const appIds = [...Array.from({ length: 99 }, (_, i) => `app_not_mine_${i}`), t.appId];
+    const claiming = counted();
+    const tasks = await claimTasks(claiming.env, { ownerHumanId: t.human.humanId, appIds, leasedBy: "agt_many_apps" }, 100);
+    expect(tasks.map((task) => [task.app_id, task.row_key])).toEqual([[t.appId, "l1"]]);
+    expect(claiming.d1.mostBound()).toBeLessThanOrEqual(100);
+  });
 });
