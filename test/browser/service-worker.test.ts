@@ -3,7 +3,7 @@
 // error, and a push delivered to it through the browser's own DevTools protocol (no push
 // service, nothing leaves loopback) shows a notification with the payload's title and
 // body, keeping the link only when it is a path on the app's own origin.
-import type { CDPSession, Page } from "playwright-core";
+import type { CDPSession, Page, Worker } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { api, ownerWithAgent, useBrowser } from "./support";
 import { waitFor } from "../support/wait";
@@ -34,6 +34,32 @@ function shown(p: Page): Promise<Shown[]> {
     const list = await registration.getNotifications();
     return list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as { link: string | null } | null }));
   });
+}
+
+/**
+ * The app's running service worker, with its `showNotification` wrapped to record each
+ * tag once the browser has displayed it (the promise resolves after display). Reading
+ * `getNotifications()` while a notification is stored but not yet displayed makes Chromium
+ * drop it as no longer on screen, so the test polls this record, never the list, and reads
+ * the list only once every push it sent has been displayed.
+ */
+async function instrumentedWorker(p: Page, script: string): Promise<Worker> {
+  const worker = await waitFor(() => p.context().serviceWorkers().find((candidate) => candidate.url() === script), { message: `the service worker ${script} running` });
+  await worker.evaluate(() => {
+    const scope = globalThis as unknown as {
+      displayedTags: string[];
+      registration: { showNotification(title: string, options?: { tag?: string }): Promise<void> };
+    };
+    scope.displayedTags = [];
+    const show = scope.registration.showNotification.bind(scope.registration);
+    scope.registration.showNotification = (title, options) => show(title, options).then(() => { scope.displayedTags.push(options?.tag ?? ""); });
+  });
+  return worker;
+}
+
+/** Tags the instrumented worker has displayed so far, in order. */
+function displayedTags(worker: Worker): Promise<string[]> {
+  return worker.evaluate(() => (globalThis as unknown as { displayedTags: string[] }).displayedTags);
 }
 
 /** The DevTools session's id for the registration whose scope is `scope`. */
@@ -79,16 +105,18 @@ describe("the push service worker in Chromium", () => {
       { title: "Push app", body: "Script", link: "javascript:alert(1)", tag: "rule-4" },
       { title: "Push app", body: "No link", link: null, tag: "rule-5" },
     ];
-    // One push at a time, each seen shown before the next is sent: five sent at once to a
-    // worker that is still starting were once not all shown within 20 s on a loaded machine,
-    // and a failure now names the push that was not shown.
+    const worker = await instrumentedWorker(p, `${origin}/_svc/sw.js`);
+    // One push at a time, each seen displayed before the next is sent, so a failure names
+    // the push; what the worker and the page reported says why.
+    const displayed = async (tag: string, times: number, what: string) => waitFor(
+      async () => (await displayedTags(worker)).filter((shownTag) => shownTag === tag).length >= times,
+      { timeout: 20_000, interval: 100, message: what },
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}; displayed: ${JSON.stringify(await displayedTags(worker).catch(() => "unreadable"))}; worker errors: ${JSON.stringify(workerErrors)}; page errors: ${JSON.stringify(errors)}`);
+    });
     for (const payload of pushes) {
       await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: id, data: JSON.stringify(payload) });
-      await waitFor(async () => (await shown(p)).some((n) => n.tag === payload.tag), { timeout: 20_000, interval: 100, message: `the push tagged ${payload.tag} shown` })
-        .catch(async (err: Error) => {
-          // What the worker and the page reported says why a push was not shown (this failed in full runs only).
-          throw new Error(`${err.message}; shown: ${JSON.stringify(await shown(p).catch(() => "unreadable"))}; worker errors: ${JSON.stringify(workerErrors)}; page errors: ${JSON.stringify(errors)}`);
-        });
+      await displayed(payload.tag, 1, `the push tagged ${payload.tag} displayed`);
     }
     const list = await shown(p);
     expect(list).toHaveLength(pushes.length);
@@ -98,8 +126,10 @@ describe("the push service worker in Chromium", () => {
 
     // The same tag replaces the notification instead of adding one.
     await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: id, data: JSON.stringify({ ...pushes[0], body: "Another entry in todos" }) });
-    await waitFor(async () => (await shown(p)).find((n) => n.tag === "rule-1")?.body === "Another entry in todos", { timeout: 20_000, interval: 100, message: "the tagged notification replaced" });
-    expect(await shown(p)).toHaveLength(pushes.length);
+    await displayed("rule-1", 2, "the second push tagged rule-1 displayed");
+    const replaced = await shown(p);
+    expect(replaced).toHaveLength(pushes.length);
+    expect(replaced.find((n) => n.tag === "rule-1")?.body).toBe("Another entry in todos");
 
     expect(workerErrors).toEqual([]);
     expect(errors).toEqual([]);
