@@ -6,7 +6,8 @@
  * 410 `soft_deleted`) or are a member of it while it is not deleted; anything else is
  * `app_not_found`, whether or not it exists.
  */
-import { and, desc, eq, inArray, ne, or, sql } from "drizzle-orm";
+import { and, desc, eq, ne, or, sql } from "drizzle-orm";
+import { inList } from "../db/in-list";
 import type { Config } from "../config";
 import { RelayError } from "../errors";
 import { db } from "../db/client";
@@ -48,8 +49,8 @@ async function marksOf(env: Env, humanId: string, appIds: string[]): Promise<Mar
   if (appIds.length === 0) return { favorites: new Set(), views: new Map() };
   const d = db(env);
   const [favs, views] = await Promise.all([
-    d.select({ appId: appFavorites.appId }).from(appFavorites).where(and(eq(appFavorites.humanId, humanId), inArray(appFavorites.appId, appIds))),
-    d.select().from(appViews).where(and(eq(appViews.humanId, humanId), inArray(appViews.appId, appIds))),
+    d.select({ appId: appFavorites.appId }).from(appFavorites).where(and(eq(appFavorites.humanId, humanId), inList(appFavorites.appId, appIds))),
+    d.select().from(appViews).where(and(eq(appViews.humanId, humanId), inList(appViews.appId, appIds))),
   ]);
   return { favorites: new Set(favs.map((f) => f.appId)), views: new Map(views.map((v) => [v.appId, { lastViewedAt: v.lastViewedAt, viewCount: v.viewCount }])) };
 }

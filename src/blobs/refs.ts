@@ -7,7 +7,7 @@
  * for rows with no string shaped like an attachment id; only then is the live manifest
  * read to find which fields are references.
  */
-import { inArray } from "drizzle-orm";
+import { inList } from "../db/in-list";
 import { RelayError } from "../errors";
 import { db } from "../db/client";
 import { attachments } from "../db/attachments-schema";
@@ -81,7 +81,7 @@ export async function requireAccessibleRefs(env: Env, app: AppRow, collection: s
   if (!schema) return;
   const ids = [...new Set(datas.flatMap((data) => referencedIds(schema, data)))].filter(isAttachmentId);
   if (ids.length === 0) return;
-  const rows = await db(env).select().from(attachments).where(inArray(attachments.id, ids));
+  const rows = await db(env).select().from(attachments).where(inList(attachments.id, ids));
   const byId = new Map(rows.map((row) => [row.id, row]));
   const refused = ids.filter((id) => !mayHandOut(byId.get(id), app.id, writer));
   if (refused.length > 0) {

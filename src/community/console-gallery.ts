@@ -5,7 +5,8 @@
  * has no gallery listing, so the console reads here; installs, publishing and review
  * decisions stay in their own modules.
  */
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { inList } from "../db/in-list";
 import { db } from "../db/client";
 import { publishers, templateSnapshots } from "../db/community-schema";
 import { templateInstalls, templateReviews } from "../db/community-installs-schema";
@@ -40,7 +41,7 @@ async function ratings(env: Env, publisherIds: string[]): Promise<Map<string, { 
     publisher: templateReviews.templatePublisherHumanId, slug: templateReviews.templateSlug,
     count: sql<number>`count(*)`, sum: sql<number>`sum(${templateReviews.stars})`,
   }).from(templateReviews)
-    .where(and(inArray(templateReviews.templatePublisherHumanId, publisherIds), eq(templateReviews.status, "visible")))
+    .where(and(inList(templateReviews.templatePublisherHumanId, publisherIds), eq(templateReviews.status, "visible")))
     .groupBy(templateReviews.templatePublisherHumanId, templateReviews.templateSlug);
   return new Map(rows.filter((row) => row.slug !== null).map((row) => [templateKey(row.publisher, row.slug!), { count: row.count, sum: row.sum }]));
 }
@@ -48,7 +49,7 @@ async function ratings(env: Env, publisherIds: string[]): Promise<Map<string, { 
 async function installCounts(env: Env, publisherIds: string[]): Promise<Map<string, number>> {
   if (publisherIds.length === 0) return new Map();
   const rows = await db(env).select({ publisher: templateInstalls.publisherHumanId, slug: templateInstalls.templateSlug, count: sql<number>`count(*)` })
-    .from(templateInstalls).where(inArray(templateInstalls.publisherHumanId, publisherIds))
+    .from(templateInstalls).where(inList(templateInstalls.publisherHumanId, publisherIds))
     .groupBy(templateInstalls.publisherHumanId, templateInstalls.templateSlug);
   return new Map(rows.filter((row) => row.slug !== null).map((row) => [templateKey(row.publisher, row.slug!), row.count]));
 }

@@ -4,7 +4,7 @@
  * rows and their sizes, the setup steps and where the app would send data) from show,
  * approve, reject and unpublish. Reads only; the snapshot rows come from snapshots.ts.
  */
-import { inArray } from "drizzle-orm";
+import { inList } from "../db/in-list";
 import { db } from "../db/client";
 import { publishers } from "../db/community-schema";
 import { snapshotContent, snapshotDocument, type ExternalDestination, type PublisherRow, type SeedRows, type SetupStep, type SnapshotRow } from "./snapshots";
@@ -61,7 +61,7 @@ function publisherName(publisher: PublisherRow | undefined): string | null {
 export async function publishersOf(env: { DB: D1Database }, snapshots: Pick<SnapshotRow, "publisherHumanId">[]): Promise<Map<string, PublisherRow>> {
   const ids = [...new Set(snapshots.map((snapshot) => snapshot.publisherHumanId))];
   if (ids.length === 0) return new Map();
-  const rows = await db(env).select().from(publishers).where(inArray(publishers.humanId, ids));
+  const rows = await db(env).select().from(publishers).where(inList(publishers.humanId, ids));
   return new Map(rows.map((row) => [row.humanId, row]));
 }
 

@@ -5,7 +5,7 @@
  * returns), found by the receive route by id and secret, listed for the owner with their
  * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
  */
-import { and, eq, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { config } from "../../config";
 import { db, preparedPerBinding, type Db } from "../../db/client";
 import { hitsSoFar, windowStartOf } from "../../db/rate-limit";
@@ -155,7 +155,7 @@ export async function listHooks(env: Env, appId: string, now = Date.now()): Prom
   const hooks = await db(env).select().from(ingestHooks).where(eq(ingestHooks.appId, appId)).orderBy(ingestHooks.createdAt, ingestHooks.name);
   if (hooks.length === 0) return [];
   const counts = await db(env).select({ hookId: ingestDeliveries.hookId, status: ingestDeliveries.status, total: sql<number>`count(*)` })
-    .from(ingestDeliveries).where(inArray(ingestDeliveries.hookId, hooks.map((hook) => hook.id)))
+    .from(ingestDeliveries).where(eq(ingestDeliveries.appId, appId))
     .groupBy(ingestDeliveries.hookId, ingestDeliveries.status);
   return hooks.map((hook) => {
     const tally = { accepted: 0, failed: 0, dropped_duplicate: 0 };

@@ -5,7 +5,8 @@
  * person (`sent`) are in the inbox; the suppressed, muted and capped ones are records,
  * not messages. Every query is scoped to (app, person), so nobody sees another's.
  */
-import { and, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt, or } from "drizzle-orm";
+import { inList } from "../../db/in-list";
 import { db } from "../../db/client";
 import { notifications, notifyMutes } from "../../db/notify-schema";
 import type { NotifyChannel } from "../../manifest";
@@ -62,7 +63,7 @@ export async function unreadCount(env: Env, appId: string, humanId: string): Pro
 
 /** Marks the given ids read (those of others or unknown are ignored), or every unread one; answers how many changed. */
 export async function markRead(env: Env, appId: string, humanId: string, ids: string[] | null, now = new Date().toISOString()): Promise<number> {
-  const scope = and(inboxOf(appId, humanId), isNull(notifications.readAt), ids === null ? undefined : inArray(notifications.id, ids));
+  const scope = and(inboxOf(appId, humanId), isNull(notifications.readAt), ids === null ? undefined : inList(notifications.id, ids));
   const changed = await db(env).update(notifications).set({ readAt: now }).where(scope).returning({ id: notifications.id });
   return changed.length;
 }

@@ -5,6 +5,7 @@
  * single conditional statements, so two sweeps running at once never both act.
  */
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { inList } from "../../db/in-list";
 import { db } from "../../db/client";
 import { apps, appVersions } from "../../db/apps-schema";
 import { scheduleFirings, scheduleScans } from "../../db/schedules-schema";
@@ -56,7 +57,7 @@ export async function appsDueForScan(env: Env, now: number, batch: number): Prom
     if (due.length >= batch) break;
   }
   if (due.length === 0) return [];
-  const rows = await db(env).select().from(apps).where(inArray(apps.id, due.map((d) => d.id)));
+  const rows = await db(env).select().from(apps).where(inList(apps.id, due.map((d) => d.id)));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return due.flatMap(({ id, zone, day }) => {
     const app = byId.get(id);
