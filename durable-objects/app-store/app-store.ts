@@ -14,6 +14,7 @@
  * manifests.ts (the compiled manifest and the one D1 read), schema.ts (tables).
  */
 import { DurableObject } from "cloudflare:workers";
+import { holdSqlToProductionLimits, withProductionLimits } from "../../src/db/production-limits";
 import { RelayError } from "../../src/errors";
 import { config } from "../../src/config";
 import { declaredCollection } from "../../src/manifest";
@@ -80,7 +81,8 @@ export class AppStore extends DurableObject<Env> implements AppStoreApi {
   private purged: boolean;
 
   constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
+    super(ctx, withProductionLimits(env));
+    holdSqlToProductionLimits(env, ctx.storage.sql);
     this.purged = ctx.storage.kv.get(PURGED_MARK) !== undefined;
     if (!this.purged) {
       ctx.blockConcurrencyWhile(async () => {

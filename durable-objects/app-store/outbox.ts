@@ -29,6 +29,11 @@ import { errorLogLine } from "../../src/db/query-errors";
 export const OUTBOX_FLUSH_DELAY_MS = 1_000;
 /** Entries per queue batch (the queue takes at most 100 messages per send). */
 const OUTBOX_BATCH = 100;
+/**
+ * `id IN (…)` over the ids bound as one JSON array: a flush hands over up to OUTBOX_BATCH
+ * of them, and Cloudflare binds at most 100 parameters to a statement.
+ */
+const ID_IN_LIST = "id IN (SELECT value FROM json_each(?))";
 /** The retry delay after a refused send doubles per attempt, up to this. */
 const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
@@ -90,12 +95,12 @@ export async function flushOutbox(sql: SqlStorage, queue: Queue, appId: string, 
         body: { outbox_id: `${appId}:${entry.id}`, app_id: appId, entry_id: entry.id, kind: entry.kind, rule_id: entry.rule_id },
       })));
     } catch (err) {
-      sql.exec(`UPDATE _svc_outbox SET attempts = attempts + 1 WHERE id IN (${ids.map(() => "?").join(",")})`, ...ids);
+      sql.exec(`UPDATE _svc_outbox SET attempts = attempts + 1 WHERE ${ID_IN_LIST}`, JSON.stringify(ids));
       const attempts = Math.max(...batch.map((entry) => entry.attempts)) + 1;
       console.error(`outbox of app ${appId}: the effects queue refused ${batch.length} entries (attempt ${attempts})`, errorLogLine(err));
       return now + Math.min(OUTBOX_FLUSH_DELAY_MS * 2 ** attempts, MAX_RETRY_DELAY_MS);
     }
-    sql.exec(`UPDATE _svc_outbox SET queued_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`, now, ...ids);
+    sql.exec(`UPDATE _svc_outbox SET queued_at = ? WHERE ${ID_IN_LIST}`, now, JSON.stringify(ids));
   }
   const oldest = sql.exec<{ at: number | null }>("SELECT min(queued_at) AS at FROM _svc_outbox").one().at;
   return oldest === null ? null : Number(oldest) + REQUEUE_AFTER_MS;
@@ -155,12 +160,12 @@ export function unsettledForRehand(sql: SqlStorage): boolean {
 export function outboxEntries(sql: SqlStorage, ids: readonly number[]): OutboxEntryView[] {
   if (ids.length === 0) return [];
   return sql.exec<{ id: number; kind: EffectKind; rule_id: string; payload: string; created_at: string }>(
-    `SELECT id, kind, rule_id, payload, created_at FROM _svc_outbox WHERE id IN (${ids.map(() => "?").join(",")}) ORDER BY id`, ...ids,
+    `SELECT id, kind, rule_id, payload, created_at FROM _svc_outbox WHERE ${ID_IN_LIST} ORDER BY id`, JSON.stringify(ids),
   ).toArray().map((row) => ({ entry_id: Number(row.id), kind: row.kind, rule_id: row.rule_id, payload: row.payload, created_at: row.created_at }));
 }
 
 /** Drops entries whose work the consumer has recorded. */
 export function settleOutbox(sql: SqlStorage, ids: readonly number[]): void {
   if (ids.length === 0) return;
-  sql.exec(`DELETE FROM _svc_outbox WHERE id IN (${ids.map(() => "?").join(",")})`, ...ids);
+  sql.exec(`DELETE FROM _svc_outbox WHERE ${ID_IN_LIST}`, JSON.stringify(ids));
 }

@@ -73,6 +73,12 @@ function mayHandOut(row: AttachmentRow | undefined, appId: string, writer: RefWr
   return writer.accountId !== null && row.accountId === writer.accountId && row.scope === "agent";
 }
 
+/**
+ * Attachment ids looked up per statement: the list is one JSON parameter, and a bound string
+ * may be at most 2 MB (a batch of large rows could name hundreds of thousands of ids).
+ */
+const REFS_PER_READ = 5_000;
+
 /** Refuses the write when any referenced attachment is not the writer's to reference. */
 export async function requireAccessibleRefs(env: Env, app: AppRow, collection: string, datas: unknown[], writer: RefWriter): Promise<void> {
   if (!datas.some(mentionsAttachment)) return;
@@ -81,7 +87,10 @@ export async function requireAccessibleRefs(env: Env, app: AppRow, collection: s
   if (!schema) return;
   const ids = [...new Set(datas.flatMap((data) => referencedIds(schema, data)))].filter(isAttachmentId);
   if (ids.length === 0) return;
-  const rows = await db(env).select().from(attachments).where(inList(attachments.id, ids));
+  const rows = [];
+  for (let start = 0; start < ids.length; start += REFS_PER_READ) {
+    rows.push(...await db(env).select().from(attachments).where(inList(attachments.id, ids.slice(start, start + REFS_PER_READ))));
+  }
   const byId = new Map(rows.map((row) => [row.id, row]));
   const refused = ids.filter((id) => !mayHandOut(byId.get(id), app.id, writer));
   if (refused.length > 0) {
