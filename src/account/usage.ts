@@ -10,7 +10,7 @@
  */
 import { and, eq, gte, sql } from "drizzle-orm";
 import type { Config } from "../config";
-import { db } from "../db/client";
+import { db, type Db } from "../db/client";
 import { usageFlows } from "../db/account-schema";
 import { listApps } from "../db/apps";
 import { appStore } from "../apps/store";
@@ -23,11 +23,24 @@ function hourKey(at: Date): string {
   return at.toISOString().slice(0, 13);
 }
 
-/** Adds `count` to the owner's counter for this app, metric and the current UTC hour. */
-export async function recordFlow(env: { DB: D1Database }, input: { humanId: string; appId: string; metric: FlowMetric; count?: number; at?: Date }): Promise<void> {
+export interface FlowInput {
+  humanId: string;
+  appId: string;
+  metric: FlowMetric;
+  count?: number;
+  at?: Date;
+}
+
+/** The upsert that adds `count` to the owner's counter for this app, metric and UTC hour: a statement, for a caller's batch. */
+export function recordFlowStatement(d: Db, input: FlowInput) {
   const count = input.count ?? 1;
-  await db(env).insert(usageFlows).values({ humanId: input.humanId, appId: input.appId, hour: hourKey(input.at ?? new Date()), metric: input.metric, count })
+  return d.insert(usageFlows).values({ humanId: input.humanId, appId: input.appId, hour: hourKey(input.at ?? new Date()), metric: input.metric, count })
     .onConflictDoUpdate({ target: [usageFlows.humanId, usageFlows.hour, usageFlows.metric, usageFlows.appId], set: { count: sql`${usageFlows.count} + ${count}` } });
+}
+
+/** Adds `count` to the owner's counter for this app, metric and the current UTC hour. */
+export async function recordFlow(env: { DB: D1Database }, input: FlowInput): Promise<void> {
+  await recordFlowStatement(db(env), input);
 }
 
 function zeroFlows(): Record<FlowMetric, number> {

@@ -24,6 +24,7 @@ import type { JsonValue } from "../../manifest";
 import type { EffectKind } from "../../rules/match";
 import type { Failure } from "../../../durable-objects/app-store/contract";
 import { countLiveDelivery, type LiveHook } from "./hooks";
+import { recordFlowStatement } from "../../account/usage";
 import { dedupeKeyText, dedupeValue, ifMatchOf, mapBody } from "./mapping";
 
 export type DeliveryStatus = "accepted" | "dropped_duplicate" | "failed";
@@ -45,6 +46,8 @@ export interface DeliveryInput {
   body: JsonValue | undefined;
   /** The request's headers for a `header:` dedupeKey; null in a backfill or replay. */
   headers: Headers | null;
+  /** The owner whose `ingest_deliveries` usage counts this delivery, with its journal write; absent: not counted here. */
+  usageOf?: string;
   /** A replay bypasses dedupe. */
   dedupe: boolean;
   replayOfId?: string;
@@ -95,17 +98,19 @@ async function finish(env: Env, input: DeliveryInput, entry: Claim, outcome: Del
     status: outcome.status, rowKey: outcome.rowKey, errorCode: outcome.error?.code ?? null, errorMessage: outcome.error?.message ?? null,
     dedupeValue: outcome.status === "accepted" ? value : null,
   };
+  const d = db(env);
+  // The owner's usage counter goes in the same batch as the journal write: one D1 write per delivery.
+  const usage = input.usageOf ? [recordFlowStatement(d, { humanId: input.usageOf, appId: input.app.id, metric: "ingest_deliveries", at: new Date(now) })] : [];
   if (entry.claimed) {
     const unlessAccepted = outcome.status === "accepted" ? undefined : ne(ingestDeliveries.status, "accepted");
-    await db(env).update(ingestDeliveries).set(settled).where(and(eq(ingestDeliveries.id, entry.id), unlessAccepted));
+    await d.batch([d.update(ingestDeliveries).set(settled).where(and(eq(ingestDeliveries.id, entry.id), unlessAccepted)), ...usage]);
   } else {
-    const d = db(env);
     const insert = d.insert(ingestDeliveries).values({
       id: entry.id, appId: input.app.id, hookId: input.hook.id, hookName: input.hook.name, source: input.source, dedupeKey: dedupeKeyText(input.hook.rule),
       payload: input.rawBody, replayOfId: input.replayOfId ?? null, createdAt: new Date(now).toISOString(), claimedAt: now, ...settled,
     });
-    if (input.source === "live") await d.batch([insert, countLiveDelivery(d, input.app.id, entry.id, now)]);
-    else await insert;
+    const counted = input.source === "live" ? [countLiveDelivery(d, input.app.id, entry.id, now)] : [];
+    await d.batch([insert, ...counted, ...usage]);
   }
   return outcome;
 }

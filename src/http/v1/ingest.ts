@@ -11,7 +11,6 @@
  *
  * GET with `?challenge=` is the other handshake form (spec A; CONTRACT §6).
  */
-import { errorLogLine } from "../../db/query-errors";
 import type { Hono } from "hono";
 import * as z from "zod";
 import { defineRoute } from "../routes";
@@ -21,7 +20,6 @@ import { config } from "../../config";
 import { RelayError } from "../../errors";
 import { readBodyBytes } from "../body";
 import { noteActivity } from "../../apps/activity";
-import { recordFlow } from "../../account/usage";
 import type { JsonValue } from "../../manifest";
 import { HOUR_MS, hookForUrl } from "../../effects/ingest/hooks";
 import { requireSignature, SIGNATURE_HEADER } from "../../effects/ingest/signing";
@@ -95,10 +93,8 @@ export function ingestRoutes(app: Hono<AppEnv>): void {
     hourlyBrake(c, liveThisHour);
     const outcome = await deliver(c.env, {
       app: { id: target.id, version: target.currentVersion! }, hook, source: "live", rawBody: text, body, headers: c.req.raw.headers, dedupe: true,
-      defer: (work) => c.executionCtx.waitUntil(work),
+      defer: (work) => c.executionCtx.waitUntil(work), usageOf: target.ownerHumanId,
     });
-    c.executionCtx.waitUntil(recordFlow(c.env, { humanId: target.ownerHumanId, appId: target.id, metric: "ingest_deliveries" })
-      .catch((err) => console.error(`ingest: usage of app ${target.id} not recorded`, errorLogLine(err))));
     if (outcome.status === "accepted") {
       noteActivity(c.env, (work) => c.executionCtx.waitUntil(work), target.id);
       await afterAcceptedDelivery(c.env, target, hook);

@@ -162,6 +162,9 @@ describe("inbound hook receive", { timeout: 60_000 }, () => {
     ]);
     await expectError(await send({ id: 3, title: "over" }), 429, "rate_limited");
     expect(await t.deliveries()).toHaveLength(4);
+    // The owner's usage counts the same live deliveries, written with their journal entries.
+    const usage = await json<{ totals: Record<string, number> }>(await call(`/v1/apps/${t.appId}/usage`, { key: t.key }), 200);
+    expect(usage.totals.ingest_deliveries).toBe(3);
   });
 
   it("503 when the app is at its storage quota, journaled failed (retryable)", async () => {
