@@ -19,6 +19,7 @@ import { claimTasks } from "../../src/effects/tasks/claim";
 import { agentKeyHolds } from "../../src/effects/tasks/wake";
 import { readHandoff, WAKE_PROTOCOL, type WakeApi, type WakeSocketState } from "./contract";
 import { errorLogLine } from "../../src/db/query-errors";
+import { withProductionLimits } from "../../src/db/production-limits";
 
 /** The most credit one socket may state (a claim's own maximum). */
 const MAX_CREDITS = 100;
@@ -26,6 +27,10 @@ const MAX_CREDITS = 100;
 export class TaskWake extends DurableObject<Env> implements WakeApi {
   /** Assignments, one after another (see the header). */
   private assigning: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, withProductionLimits(env));
+  }
 
   override async fetch(request: Request): Promise<Response> {
     const handoff = readHandoff(request);
