@@ -135,4 +135,22 @@ describe("due work", () => {
     const again = await ctx.sql((sql) => flushOutbox(sql, env.EFFECTS, "app-x", later));
     expect(again).toBe(later + REQUEUE_AFTER_MS);
   });
+
+  it("hands over 100 entries a pass and marks each pass, its statements binding the ids as one parameter (held to Cloudflare's 100 in development mode)", async () => {
+    const ctx = await setup(withWebhook);
+    await ctx.list("notes");
+    await ctx.sql(async (sql, __, state) => {
+      for (let i = 0; i < 200; i++) {
+        sql.exec("INSERT INTO _svc_outbox (kind, rule_id, payload, created_at) VALUES ('webhooks', 'w0', ?, ?)", payload(`entry ${i}`), new Date().toISOString());
+      }
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+    });
+    // A queue that only counts what it is handed.
+    const sent: number[] = [];
+    const counting = { sendBatch: async (messages: unknown[]) => { sent.push(messages.length); } } as unknown as Queue;
+    await ctx.sql((sql) => flushOutbox(sql, counting, "app-x"));
+    expect(sent).toEqual([100, 100]);
+    const unmarked = await ctx.sql((sql) => sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_outbox WHERE queued_at IS NULL").one().n);
+    expect(unmarked).toBe(0);
+  });
 });

@@ -5,7 +5,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { holdEagerFlush } from "./hold-outbox";
-import { flushOutbox } from "../../../durable-objects/app-store/outbox";
 import { call, claimedAgent, json, signIn } from "../helpers";
 import { waitFor } from "../../support/wait";
 
@@ -47,26 +46,6 @@ describe("outbox", () => {
     const journal = await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE app_id = ?1").bind(app.app_id).first<{ n: number }>();
     expect(journal!.n).toBe(2);
   }, 30_000);
-
-  it("hands over a full batch of 100 entries per pass, marking each batch (its statements bind their ids as one parameter)", async () => {
-    const key = (await claimedAgent(await signIn())).api_key;
-    const twoRules = { "x-service-manifest": { ...manifest["x-service-manifest"], webhooks: [...manifest["x-service-manifest"].webhooks, { on: "create", collection: "notes", url: "http://127.0.0.1:9/other" }] } };
-    const app = await json<{ app_id: string }>(await call("/v1/apps", { key, json: { html: "<p>x</p>", manifest: twoRules } }), 201);
-    await holdEagerFlush(app.app_id);
-    const rows = Array.from({ length: 100 }, (_, i) => ({ data: { text: `row ${i}` } }));
-    await json(await call(`/v1/apps/${app.app_id}/collections/notes/batch`, { key, json: { rows } }), 200);
-    // A queue that only counts: the flush's own statements, held to Cloudflare's limits in
-    // development mode, must mark every batch it handed over.
-    const sent: number[] = [];
-    const counting = { sendBatch: async (messages: unknown[]) => { sent.push(messages.length); } } as unknown as Queue;
-    const stub = env.APP_STORE.get(env.APP_STORE.idFromName(app.app_id));
-    const unmarked = await runInDurableObject(stub, async (_instance, state) => {
-      await flushOutbox(state.storage.sql, counting, app.app_id);
-      return state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM _svc_outbox WHERE queued_at IS NULL").one().n;
-    });
-    expect(sent).toEqual([100, 100]);
-    expect(unmarked).toBe(0);
-  }, 40_000);
 });
 
 describe("effects consumer", () => {
