@@ -15,6 +15,7 @@
  * shares a few queue sends instead of making one each.
  */
 import type { CompiledManifest } from "../../src/manifest";
+import { inJsonList } from "../../src/db/in-list";
 import { isOwnerOrAgent } from "../../src/permissions";
 import { matchRules, type Change, type EffectKind } from "../../src/rules/match";
 import type { Author } from "../../src/permissions";
@@ -33,7 +34,7 @@ const OUTBOX_BATCH = 100;
  * `id IN (…)` over the ids bound as one JSON array: a flush hands over up to OUTBOX_BATCH
  * of them, and Cloudflare binds at most 100 parameters to a statement.
  */
-const ID_IN_LIST = "id IN (SELECT value FROM json_each(?))";
+const ID_IN_LIST = `id ${inJsonList("?")}`;
 /** The retry delay after a refused send doubles per attempt, up to this. */
 const MAX_RETRY_DELAY_MS = 10 * 60_000;
 

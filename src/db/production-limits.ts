@@ -7,6 +7,7 @@
  * production nothing is wrapped (Cloudflare enforces the limit itself).
  */
 import { config } from "../config";
+import { observedD1 } from "./observed-d1";
 
 /** Cloudflare's documented limit on parameters bound to one statement (D1 and Durable Object SQLite). */
 export const MAX_BOUND_PARAMETERS = 100;
@@ -17,43 +18,6 @@ function requireWithinLimit(count: number, query: string): void {
   }
 }
 
-/** The binding's own statement behind each checked one, so a batch hands the real statements on. */
-const realStatements = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
-
-function checkedStatement(statement: D1PreparedStatement, query: string): D1PreparedStatement {
-  const checked = new Proxy(statement, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === "bind") {
-        return (...params: unknown[]) => {
-          requireWithinLimit(params.length, query);
-          return checkedStatement(method.apply(target, params) as D1PreparedStatement, query);
-        };
-      }
-      return method.bind(target);
-    },
-  });
-  realStatements.set(checked, statement);
-  return checked;
-}
-
-function checkedD1(database: D1Database): D1Database {
-  return new Proxy(database, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === "prepare") return (query: string) => checkedStatement(method.call(target, query) as D1PreparedStatement, query);
-      if (property === "batch") {
-        return (statements: D1PreparedStatement[]) => method.call(target, statements.map((statement) => realStatements.get(statement) ?? statement));
-      }
-      return method.bind(target);
-    },
-  });
-}
-
 const checkedEnvs = new WeakMap<object, Env>();
 
 /** `env` with its D1 binding held to the production limit in development mode; `env` itself otherwise. */
@@ -61,7 +25,7 @@ export function withProductionLimits(env: Env): Env {
   if (!config(env).development) return env;
   let checked = checkedEnvs.get(env);
   if (!checked) {
-    checked = { ...env, DB: checkedD1(env.DB) };
+    checked = { ...env, DB: observedD1(env.DB, { bound: requireWithinLimit }) };
     checkedEnvs.set(env, checked);
   }
   return checked;

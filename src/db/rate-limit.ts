@@ -1,10 +1,11 @@
 /**
  * Fixed-window counters in D1, one upsert per hit (or per group of hits counted together): the per-IP limiter of the identity and
- * invitation routes, and the daily per-owner cap on invitation mail
- * (`apps/invite-mail-cap.ts`). Accurate across isolates (unlike an in-memory counter) and
+ * invitation routes, the daily per-owner cap on invitation mail
+ * (`apps/invite-mail-cap.ts`), and the hourly webhook and ingest caps per app. Accurate across isolates (unlike an in-memory counter) and
  * cheap enough for routes that are called a handful of times per agent.
  */
 import { sql, type SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { RelayError } from "../errors";
 import { db, type Db } from "./client";
 import { rateLimitWindows } from "./schema";
@@ -29,8 +30,25 @@ export function windowStartOf(now: number, windowSeconds: number): number {
  */
 export function countHitStatement(d: Db, bucket: string, windowStart: number, by: number) {
   return d.insert(rateLimitWindows).values({ bucket, windowStart, hits: by })
-    .onConflictDoUpdate({ target: [rateLimitWindows.bucket, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + ${by}` } })
+    .onConflictDoUpdate(addHits(by))
     .returning({ hits: rateLimitWindows.hits });
+}
+
+/** A window already started takes `by` more hits. */
+function addHits(by: number) {
+  return { target: [rateLimitWindows.bucket, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + ${by}` } };
+}
+
+/**
+ * The upsert that counts one hit in `bucket`'s window starting at `windowStart` only if
+ * `where` finds a row of `table` as it runs (INSERT … SELECT): after an insert in the same
+ * batch, it counts the row only when the insert did not meet a conflict (ingest/hooks.ts).
+ */
+export function countHitIfRowStatement(d: Db, bucket: string, windowStart: number, table: SQLiteTable, where: SQL) {
+  const hit = d.select({
+    bucket: sql<string>`${bucket}`.as("bucket"), windowStart: sql<number>`${windowStart}`.as("window_start"), hits: sql<number>`1`.as("hits"),
+  }).from(table).where(where);
+  return d.insert(rateLimitWindows).select(hit).onConflictDoUpdate(addHits(1));
 }
 
 /**

@@ -3,6 +3,7 @@
 // that a path reads nothing (a reused lookup) or how many trips it makes (a claim, an ack),
 // and how many parameters its statements bind.
 import { env } from "cloudflare:test";
+import { observedD1 } from "../../src/db/observed-d1";
 
 export interface CountingD1 {
   /** The wrapped binding; the database underneath is the test's real one. */
@@ -19,39 +20,10 @@ export function countingD1(): CountingD1 {
   let statements = 0;
   let batches = 0;
   let mostBound = 0;
-  const RUNNERS = new Set<PropertyKey>(["all", "raw", "first", "run"]);
-  /** A batch hands the statements to the real binding unwrapped, so they count once, as the batch. */
-  const unwrapped = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
-  function counted(statement: D1PreparedStatement): D1PreparedStatement {
-    const proxy = new Proxy(statement, {
-      get(target, property) {
-        const value = Reflect.get(target, property, target) as unknown;
-        if (typeof value !== "function") return value;
-        const method = value as (...args: unknown[]) => unknown;
-        if (property === "bind") {
-          return (...args: unknown[]) => {
-            mostBound = Math.max(mostBound, args.length);
-            return counted(method.apply(target, args) as D1PreparedStatement);
-          };
-        }
-        if (RUNNERS.has(property)) return (...args: unknown[]) => { statements += 1; return method.apply(target, args); };
-        return method.bind(target);
-      },
-    });
-    unwrapped.set(proxy, statement);
-    return proxy;
-  }
-  const DB = new Proxy(env.DB, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      const method = value as (...args: unknown[]) => unknown;
-      if (property === "prepare") return (query: string) => counted(method.call(target, query) as D1PreparedStatement);
-      if (property === "batch") {
-        return (list: D1PreparedStatement[]) => { batches += 1; return method.call(target, list.map((item) => unwrapped.get(item) ?? item)); };
-      }
-      return method.bind(target);
-    },
+  const DB = observedD1(env.DB, {
+    bound: (count) => { mostBound = Math.max(mostBound, count); },
+    ran: () => { statements += 1; },
+    batched: () => { batches += 1; },
   });
   return { DB, statements: () => statements, roundTrips: () => statements + batches, mostBound: () => mostBound };
 }

@@ -5,11 +5,10 @@
  * returns), found by the receive route by id and secret, listed for the owner with their
  * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
  */
-import { and, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { config } from "../../config";
 import { db, preparedPerBinding, type Db } from "../../db/client";
-import { hitsSoFar, windowStartOf } from "../../db/rate-limit";
-import { rateLimitWindows } from "../../db/schema";
+import { countHitIfRowStatement, hitsSoFar, windowStartOf } from "../../db/rate-limit";
 import { ingestDeliveries, ingestHooks } from "../../db/ingest-schema";
 import { RelayError } from "../../errors";
 import { constantTimeEqual, newId, nowIso, randomHex } from "../../auth/tokens";
@@ -61,25 +60,17 @@ export function hookSyncStatements(env: Env, appId: string, manifest: CompiledMa
   return [...upserts, disable];
 }
 
-/** The counter of an app's live deliveries per clock hour, which the hourly brake reads. */
-function liveDeliveriesBucket(appId: string | SQLWrapper): SQL {
-  return sql`${"ingest-app:"} || ${appId}`;
-}
+/** The counter of an app's live deliveries per clock hour (its bucket is this and the app id), which the hourly brake reads. */
+const LIVE_DELIVERIES_BUCKET = "ingest-app:";
 
 /**
  * The statement that counts a live delivery's journal entry `entryId` in its app's hour,
- * if the entry is there as it runs (INSERT … SELECT from the entry): it follows the entry's insert in one batch, so a
- * claim that met a conflict counts nothing. A counter read in one row, where counting the
- * hour's journal entries read up to the cap's worth on every delivery.
+ * if the entry is there as it runs: it follows the entry's insert in one batch, so a claim
+ * that met a conflict counts nothing. A counter read in one row, where counting the hour's
+ * journal entries read up to the cap's worth on every delivery.
  */
 export function countLiveDelivery(d: Db, appId: string, entryId: string, now: number) {
-  const counted = d.select({
-    bucket: sql<string>`${liveDeliveriesBucket(appId)}`.as("bucket"),
-    windowStart: sql<number>`${windowStartOf(now, HOUR_MS / 1000)}`.as("window_start"),
-    hits: sql<number>`1`.as("hits"),
-  }).from(ingestDeliveries).where(eq(ingestDeliveries.id, entryId));
-  return d.insert(rateLimitWindows).select(counted)
-    .onConflictDoUpdate({ target: [rateLimitWindows.bucket, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + 1` } });
+  return countHitIfRowStatement(d, `${LIVE_DELIVERIES_BUCKET}${appId}`, windowStartOf(now, HOUR_MS / 1000), ingestDeliveries, eq(ingestDeliveries.id, entryId));
 }
 
 /**
@@ -88,7 +79,7 @@ export function countLiveDelivery(d: Db, appId: string, entryId: string, now: nu
  * hourly brake.
  */
 const hookOfUrlOf = preparedPerBinding((d) => {
-  const liveThisHour = hitsSoFar(liveDeliveriesBucket(apps.id), sql`${sql.placeholder("hourStart")}`);
+  const liveThisHour = hitsSoFar(sql`${LIVE_DELIVERIES_BUCKET} || ${apps.id}`, sql`${sql.placeholder("hourStart")}`);
   return d.select({ hook: ingestHooks, app: apps, liveThisHour }).from(ingestHooks).innerJoin(apps, eq(apps.id, ingestHooks.appId))
     .where(eq(ingestHooks.id, sql.placeholder("hookId"))).limit(1).prepare();
 });

@@ -12,6 +12,7 @@
  * dead-lettered and queued ones past their ttl expire (settleLapsed, also the sweep's).
  */
 import { mintSecret, sha256Hex } from "../../auth/tokens";
+import { inJsonList } from "../../db/in-list";
 import { envelopeOf, type LeasedTask, type TaskEnvelope } from "./envelope";
 import { taskSettings, type TaskSettings } from "./settings";
 
@@ -29,7 +30,7 @@ export interface ClaimScope {
  * 100 bound parameters a statement, and a claim may list 100 apps.
  */
 function ownedApps(scope: Pick<ClaimScope, "ownerHumanId" | "appIds">, first: number, columns = "id"): { sql: string; binds: unknown[] } {
-  const listed = scope.appIds?.length ? ` AND id IN (SELECT value FROM json_each(?${first + 1}))` : "";
+  const listed = scope.appIds?.length ? ` AND id ${inJsonList(`?${first + 1}`)}` : "";
   return {
     sql: `SELECT ${columns} FROM apps WHERE owner_human_id = ?${first} AND status IN ('active', 'dormant')${listed}`,
     binds: scope.appIds?.length ? [scope.ownerHumanId, JSON.stringify(scope.appIds)] : [scope.ownerHumanId],
