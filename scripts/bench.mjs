@@ -50,6 +50,7 @@ import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { applyMigrations, freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
+import { openInspector } from "./soak-probe.mjs";
 import { serverCpu } from "./bench-cpu.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
 import { measureDeliveries, startHookReceiver } from "./bench-webhooks.mjs";
@@ -121,12 +122,12 @@ function tempDir(tag) {
 
 const quietEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_UPDATE_NOTIFIER: "1" };
 
-async function startBaseline(hookTarget) {
+async function startBaseline(hookTarget, inspectorPort) {
   const port = await freePort();
   const persistTo = tempDir("baseline");
   const child = spawn(process.execPath, [
     wrangler, "dev", "--config", path.join(root, "bench", "baseline", "wrangler.toml"),
-    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", "0",
+    "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
     "--persist-to", persistTo, "--show-interactive-dev-session=false", "--var", `HOOK_TARGET:${hookTarget}/baseline`,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
@@ -696,11 +697,26 @@ async function benchIngest(relay, app, baseline) {
 
 // ---------------------------------------------------------------------------------------
 
+/** The isolate's JS heap (MiB used and held) once it has answered its first request; null when the inspector does not answer. */
+async function heapAfterStart(inspectorPort) {
+  try {
+    const inspector = await openInspector(inspectorPort);
+    try {
+      return await inspector.heap();
+    } finally {
+      inspector.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
 async function main() {
   const started = performance.now();
   console.log("starting the relay and the baseline (wrangler dev, same node_modules, loopback)…");
   const relayPort = await freePort();
-  const inspectorPort = PROFILE ? await freePort() : 0;
+  // Both inspectors are open for section (j)'s heap figure (and the relay's for a profile).
+  const inspectorPort = await freePort();
   const relayState = tempDir("relay");
   const migrating = performance.now();
   applyMigrations(relayState, { stdio: "ignore" });
@@ -719,8 +735,10 @@ async function main() {
   const receiver = await startHookReceiver();
   cleanups.push(() => { void receiver.close(); });
   const baselineSpawned = performance.now();
-  const baseline = await startBaseline(receiver.url);
+  const baselineInspectorPort = await freePort();
+  const baseline = await startBaseline(receiver.url, baselineInspectorPort);
   starts.baseline = (performance.now() - baselineSpawned) / 1000;
+  starts.heap = { relay: await heapAfterStart(inspectorPort), baseline: await heapAfterStart(baselineInspectorPort) };
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
   if (runs("a")) await benchCreates(relay, app, baseline);

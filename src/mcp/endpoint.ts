@@ -10,7 +10,6 @@
  * The SDK answers malformed JSON and JSON-RPC with JSON-RPC errors.
  */
 import type { Hono, MiddlewareHandler } from "hono";
-import { createMcpHandler } from "agents/mcp/server";
 import { config } from "../config";
 import { RelayError } from "../errors";
 import { readBodyBytes } from "../http/body";
@@ -20,7 +19,6 @@ import { SECRET_KINDS } from "../auth/tokens";
 import { MCP_SCOPE, agentKeyOfAccessToken } from "./oauth/authorization-server";
 import { notePageRoute } from "../http/routes";
 import type { AppContext, AppEnv } from "../http/types";
-import { buildServer } from "./server";
 import { oauthRoutes } from "./oauth/routes";
 
 export const MCP_PATH = "/mcp";
@@ -82,6 +80,18 @@ async function admitWithChallenge(c: AppContext): Promise<string> {
   }
 }
 
+/**
+ * The MCP SDK and the tools, loaded on the first `/mcp` request of an isolate. Building
+ * the SDK's protocol schemas is the heaviest thing any of the relay's modules do when they
+ * load (megabytes of heap, a large share of the start); an isolate that never serves
+ * `/mcp` — every app store, and most Workers — never pays it. The module system runs each
+ * once; later requests get the same modules.
+ */
+async function mcpServing() {
+  const [{ createMcpHandler }, { buildServer }] = await Promise.all([import("agents/mcp/server"), import("./server")]);
+  return { createMcpHandler, buildServer };
+}
+
 /** The request handed to the SDK: the capped body, and a Host header (the SDK needs one). */
 function forSdk(c: AppContext, body: Uint8Array | undefined): Request {
   const url = new URL(c.req.url);
@@ -105,6 +115,7 @@ export function mcpRoutes(app: Hono<AppEnv>): void {
     const forwarded = new Headers({ authorization: `Bearer ${agentKey}` });
     const clientIp = c.req.header("cf-connecting-ip");
     if (clientIp) forwarded.set("cf-connecting-ip", clientIp);
+    const { createMcpHandler, buildServer } = await mcpServing();
     const host = { relay: { app, env: c.env, executionCtx: c.executionCtx, apiOrigin: cfg.apiOrigin, forwarded }, caller: c.get("agent") };
     const handler = createMcpHandler(() => buildServer(host), {
       route: MCP_PATH, corsOptions: false, allowedOriginHostnames: "*", allowedHostnames: [new URL(c.req.url).hostname],
