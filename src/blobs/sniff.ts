@@ -5,7 +5,6 @@
  * per-file cap applies, how it is served. A declared type is only believed for the few
  * text types that have no magic bytes, and only when the bytes look like that text.
  */
-import { fileTypeFromBuffer } from "file-type/core";
 import { RelayError } from "../errors";
 import { isSvgDocument } from "./svg";
 
@@ -63,6 +62,8 @@ export function isMedia(mime: string): boolean {
 
 /** The type file-type reads from the bytes, in the relay's spelling. */
 async function signatureType(bytes: Uint8Array): Promise<string | null> {
+  // Loaded on the first upload an isolate sniffs, not with the Worker (its signature tables are about 1.5 MiB of heap).
+  const { fileTypeFromBuffer } = await import("file-type/core");
   const found = await fileTypeFromBuffer(bytes);
   if (!found) return null;
   // file-type names MP3 and WAV by their registry variants; the allowlist uses the common names.

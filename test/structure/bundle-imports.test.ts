@@ -12,12 +12,13 @@ function sources(folder: string): string[] {
 }
 
 /**
- * The libraries an isolate loads only on first use (src/mcp/endpoint.ts, and the OAuth
- * provider in src/mcp/oauth/authorization-server.ts): one static import anywhere would run
- * them with the Worker again. The entry module that only dynamic imports reach may import
+ * The libraries an isolate loads only on first use (src/mcp/endpoint.ts, the file-type
+ * signatures in src/blobs/sniff.ts, and the OAuth provider in
+ * src/mcp/oauth/authorization-server.ts): one static import anywhere would run them with
+ * the Worker again. The entry module that only dynamic imports reach may import
  * them statically.
  */
-const LOADED_ON_USE = [/^@modelcontextprotocol\//, /^agents(\/|$)/, /^@cloudflare\/workers-oauth-provider$/];
+const LOADED_ON_USE = [/^@modelcontextprotocol\//, /^agents(\/|$)/, /^@cloudflare\/workers-oauth-provider$/, /^file-type(\/|$)/];
 const LAZY_ENTRY = "src/mcp/server.ts";
 
 /** The specifiers a file imports statically, values only (`import type` is erased); relative ones resolved against the root. */
