@@ -44,12 +44,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { applyMigrations, freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
+import { runtimePort } from "./runtime-port.mjs";
 import { openInspector } from "./soak-probe.mjs";
 import { serverCpu } from "./bench-cpu.mjs";
 import { ensureCliBundle } from "./build-cli.mjs";
@@ -325,8 +327,11 @@ const closedWatchers = [];
 /** Opens one feed socket, subscribes from the head, resolves once caught up (within `timeoutMs`). */
 function openWatcher(relay, app, onEntries, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
+    // `relay.socketPort`: connect there (the runtime's own port) while the URL, and so the
+    // Host the relay routes by, stays the one wrangler answers on.
+    const direct = relay.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: relay.socketPort }) } : {};
     const ws = new WebSocket(`ws://${app.slug}.localhost:${relay.port}/_svc/ws`, ["service.v1", `service.agentkey.${app.key}`], {
-      lookup: loopbackLookup, handshakeTimeout: timeoutMs, perMessageDeflate: false,
+      lookup: loopbackLookup, handshakeTimeout: timeoutMs, perMessageDeflate: false, ...direct,
     });
     let ready = false;
     const timer = setTimeout(() => { ws.terminate(); reject(new Error(`a watcher was not caught up within ${timeoutMs / 1000} s`)); }, timeoutMs);
@@ -399,7 +404,7 @@ async function benchWatchers(relay, app, baseline) {
     results.push({ size, ...measured });
   }
   if (results.length) table(rows);
-  if (CROWD) results.push({ crowd: await crowdRound(targets[0]) });
+  if (CROWD) results.push({ crowd: await crowdRound(relay, app, targets[0]) });
   if (closedWatchers.length) console.log(`  ${closedWatchers.length} watcher socket(s) were closed by the relay during the run (codes ${[...new Set(closedWatchers)].join(", ")})`);
   return results;
 }
@@ -480,21 +485,26 @@ async function watchRound(t, size, { writes = WATCH_WRITES, waitMs = 3_000, open
 
 /**
  * CROWD sockets on one app, CROWD_WRITES writes: no missed delivery is the goal (issue 16),
- * so a miss fails the bench. Each socket costs one file descriptor here and, measured, six
- * to seven in the local runtime (workerd: sockets and pipes), which inherits this process's
- * limit: when `ulimit -n` cannot hold CROWD of them the run says so and takes the most it can.
+ * so a miss fails the bench. The sockets are opened on the runtime's own port, past
+ * wrangler's proxy (scripts/runtime-port.mjs: through the proxy a socket holds about seven
+ * descriptors, directly about one in the runtime and one here); the writes still go
+ * through the proxy. Where that port cannot be found the sockets go through the proxy, and
+ * when `ulimit -n` cannot hold CROWD of them the run says so and takes the most it can.
  */
-const RUNTIME_FDS_PER_SOCKET = 7;
-async function crowdRound(relayTarget) {
+const FDS_PER_SOCKET = { direct: 2, proxied: 7 };
+async function crowdRound(relay, app, relayTarget) {
+  const direct = await runtimePort(relay.child.pid, relay.port);
+  const perSocket = direct ? FDS_PER_SOCKET.direct : FDS_PER_SOCKET.proxied;
   const limit = Number(spawnSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" }).stdout.trim());
-  const fits = Number.isFinite(limit) ? Math.floor((limit - 2000) / RUNTIME_FDS_PER_SOCKET / 100) * 100 : CROWD;
+  const fits = Number.isFinite(limit) ? Math.floor((limit - 2000) / perSocket / 100) * 100 : CROWD;
   const size = Math.min(CROWD, fits);
   if (size < CROWD) {
-    console.log(`\n    ${CROWD} watchers need about ${CROWD * RUNTIME_FDS_PER_SOCKET + 2000} open files in the local runtime (${RUNTIME_FDS_PER_SOCKET} per socket); ulimit -n is ${limit} here, so this run takes ${size} (raise the limit for ${CROWD})`);
+    console.log(`\n    ${CROWD} watchers need about ${CROWD * perSocket + 2000} open files (${perSocket} per socket${direct ? "" : " through wrangler's proxy"}); ulimit -n is ${limit} here, so this run takes ${size} (raise the limit for ${CROWD})`);
   }
   if (size < 1) return null;
-  console.log(`\n    ${size} watchers on one app (relay only), ${CROWD_WRITES} writes (after 3 untimed) one at a time, each waiting up to 15 s for every watcher:`);
-  const m = await watchRound(relayTarget, size, { writes: CROWD_WRITES, waitMs: 15_000, openMs: 120_000, progress: true });
+  const target = direct ? { ...relayTarget, open: (onEntries, timeoutMs) => openWatcher({ ...relay, socketPort: direct }, app, onEntries, timeoutMs) } : relayTarget;
+  console.log(`\n    ${size} watchers on one app (relay only, ${direct ? "on the runtime's own port" : "through wrangler's proxy"}), ${CROWD_WRITES} writes (after 3 untimed) one at a time, each waiting up to 15 s for every watcher:`);
+  const m = await watchRound(target, size, { writes: CROWD_WRITES, waitMs: 15_000, openMs: 120_000, progress: true });
   console.log(`  ${m.writes} writes × ${size} watchers: ${m.writes * size - m.missed} deliveries, delivery p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, first p50 ${ms(m.firstP50)}, write ack p50 ${ms(m.ackP50)}`);
   console.log(`  missed deliveries: ${m.missed}${m.duplicates ? `, duplicated: ${m.duplicates}` : ""}`);
   if (m.missed > 0 || m.duplicates > 0) throw new Error(`${size} watchers: ${m.missed} missed and ${m.duplicates} duplicated deliveries (goal: none)`);

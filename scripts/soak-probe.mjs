@@ -8,7 +8,7 @@ import path from "node:path";
 import WebSocket from "ws";
 
 /** The workerd processes under the relay's process, oldest first. */
-function workerdPids(rootPid) {
+export function workerdPids(rootPid) {
   const parents = new Map();
   const names = new Map();
   for (const entry of readdirSync("/proc")) {
