@@ -10,7 +10,9 @@
 //       processes' CPU time over the run, scripts/bench-cpu.mjs; Linux only)
 //   (b) write → watcher delivery latency with 1, 100 and 1,000 feed sockets, beside the
 //       write's own HTTP round trip; then 5,000 sockets on one app (relay only), every
-//       watcher's receipt of every write counted: "missed deliveries: 0" or the bench fails
+//       watcher's receipt of every write counted: "missed deliveries: 0" or the bench fails.
+//       The sockets, the relay's and the bare ones, connect to each runtime's own port past
+//       wrangler's dev proxy (scripts/runtime-port.mjs), which production does not have
 //   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
 //       bare SELECT of 1,000 rows from the baseline
 //   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
@@ -39,8 +41,8 @@
 // ("1,10,100"), BENCH_NOTIFY_WRITES (200), BENCH_INGEST (500), BENCH_INGEST_CONCURRENCY
 // ("1,16"), BENCH_TASK_WRITES (50), BENCH_TASKS (200), BENCH_UPLOAD_RUNS (5), BENCH_UPLOAD_SIZES
 // ("1000000,10000000"); BENCH_PROFILE=<file> adds one more relay
-// create run under the CPU profiler, writes the profile to <file> and prints where the
-// isolate spent its time. BENCH_ONLY=<letters> (say "e,h") runs only those sections.
+// create run (a) or watch round at the most sockets (b) under the CPU profiler, writes the
+// profile to <file> (the last one taken) and prints where the isolate spent its time. BENCH_ONLY=<letters> (say "e,h") runs only those sections.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -324,14 +326,20 @@ function loopbackLookup(_hostname, options, callback) {
 /** Close codes of watchers the relay closed after they were caught up. */
 const closedWatchers = [];
 
+/**
+ * Socket options that connect to `target.socketPort` (the runtime's own port, past
+ * wrangler's proxy: scripts/runtime-port.mjs) when it has one, while the URL, and so the
+ * Host the Worker routes by, stays the one wrangler answers on.
+ */
+function directConnection(target) {
+  return target.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: target.socketPort }) } : {};
+}
+
 /** Opens one feed socket, subscribes from the head, resolves once caught up (within `timeoutMs`). */
 function openWatcher(relay, app, onEntries, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
-    // `relay.socketPort`: connect there (the runtime's own port) while the URL, and so the
-    // Host the relay routes by, stays the one wrangler answers on.
-    const direct = relay.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: relay.socketPort }) } : {};
     const ws = new WebSocket(`ws://${app.slug}.localhost:${relay.port}/_svc/ws`, ["service.v1", `service.agentkey.${app.key}`], {
-      lookup: loopbackLookup, handshakeTimeout: timeoutMs, perMessageDeflate: false, ...direct,
+      lookup: loopbackLookup, handshakeTimeout: timeoutMs, perMessageDeflate: false, ...directConnection(relay),
     });
     let ready = false;
     const timer = setTimeout(() => { ws.terminate(); reject(new Error(`a watcher was not caught up within ${timeoutMs / 1000} s`)); }, timeoutMs);
@@ -363,7 +371,7 @@ function openWatcher(relay, app, onEntries, timeoutMs = 30_000) {
 /** Opens one socket on the baseline's broadcasting Durable Object; resolves once open. */
 function openBareWatcher(baseline, onEntries) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://localhost:${baseline.port}/ws`, { lookup: loopbackLookup, handshakeTimeout: 30_000, perMessageDeflate: false });
+    const ws = new WebSocket(`ws://localhost:${baseline.port}/ws`, { lookup: loopbackLookup, handshakeTimeout: 30_000, perMessageDeflate: false, ...directConnection(baseline) });
     ws.on("open", () => resolve(ws));
     ws.on("message", (raw) => {
       const now = performance.now();
@@ -374,7 +382,9 @@ function openBareWatcher(baseline, onEntries) {
   });
 }
 
-async function benchWatchers(relay, app, baseline) {
+async function benchWatchers(relayProxied, app, baselineProxied) {
+  const relay = { ...relayProxied, socketPort: await runtimePort(relayProxied.child.pid, relayProxied.port, "/v1/auth/status") };
+  const baseline = { ...baselineProxied, socketPort: await runtimePort(baselineProxied.child.pid, baselineProxied.port, "/health") };
   const targets = [
     {
       name: "relay",
@@ -391,6 +401,8 @@ async function benchWatchers(relay, app, baseline) {
   ];
   console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size, one at a time; latency from sending the POST to the frame's arrival at each watcher.`);
   console.log("    \"bare\" is the baseline DO sending one frame to every socket after its insert: the floor this machine, wrangler dev and one client reading every socket set.");
+  const where = (t) => (t.socketPort ? "on its runtime's own port" : "through wrangler's proxy");
+  console.log(`    Sockets: the relay's ${where(relay)}, the bare one's ${where(baseline)}; the writes go through wrangler's proxy.`);
   const rows = [["watchers", "target", "deliveries", "first p50", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / bare p99", "goal"]];
   const results = [];
   for (const size of [...WATCHERS].sort((a, b) => a - b)) {
@@ -404,7 +416,12 @@ async function benchWatchers(relay, app, baseline) {
     results.push({ size, ...measured });
   }
   if (results.length) table(rows);
-  if (CROWD) results.push({ crowd: await crowdRound(relay, app, targets[0]) });
+  if (PROFILE && WATCHERS.length) {
+    const size = Math.max(...WATCHERS);
+    console.log(`  one more relay round of ${size} sockets under the CPU profiler:`);
+    await profiled(relay.inspectorPort, PROFILE, () => watchRound(targets[0], size));
+  }
+  if (CROWD) results.push({ crowd: await crowdRound(relay, targets[0]) });
   if (closedWatchers.length) console.log(`  ${closedWatchers.length} watcher socket(s) were closed by the relay during the run (codes ${[...new Set(closedWatchers)].join(", ")})`);
   return results;
 }
@@ -485,15 +502,15 @@ async function watchRound(t, size, { writes = WATCH_WRITES, waitMs = 3_000, open
 
 /**
  * CROWD sockets on one app, CROWD_WRITES writes: no missed delivery is the goal (issue 16),
- * so a miss fails the bench. The sockets are opened on the runtime's own port, past
- * wrangler's proxy (scripts/runtime-port.mjs: through the proxy a socket holds about seven
- * descriptors, directly about one in the runtime and one here); the writes still go
- * through the proxy. Where that port cannot be found the sockets go through the proxy, and
- * when `ulimit -n` cannot hold CROWD of them the run says so and takes the most it can.
+ * so a miss fails the bench. Like every (b) socket they are opened on the runtime's own
+ * port, past wrangler's proxy (scripts/runtime-port.mjs: through the proxy a socket holds
+ * about seven descriptors, directly about one in the runtime and one here). Where that port
+ * cannot be found the sockets go through the proxy, and when `ulimit -n` cannot hold CROWD
+ * of them the run says so and takes the most it can.
  */
 const FDS_PER_SOCKET = { direct: 2, proxied: 7 };
-async function crowdRound(relay, app, relayTarget) {
-  const direct = await runtimePort(relay.child.pid, relay.port);
+async function crowdRound(relay, relayTarget) {
+  const direct = relay.socketPort !== null;
   const perSocket = direct ? FDS_PER_SOCKET.direct : FDS_PER_SOCKET.proxied;
   const limit = Number(spawnSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" }).stdout.trim());
   const fits = Number.isFinite(limit) ? Math.floor((limit - 2000) / perSocket / 100) * 100 : CROWD;
@@ -502,9 +519,8 @@ async function crowdRound(relay, app, relayTarget) {
     console.log(`\n    ${CROWD} watchers need about ${CROWD * perSocket + 2000} open files (${perSocket} per socket${direct ? "" : " through wrangler's proxy"}); ulimit -n is ${limit} here, so this run takes ${size} (raise the limit for ${CROWD})`);
   }
   if (size < 1) return null;
-  const target = direct ? { ...relayTarget, open: (onEntries, timeoutMs) => openWatcher({ ...relay, socketPort: direct }, app, onEntries, timeoutMs) } : relayTarget;
   console.log(`\n    ${size} watchers on one app (relay only, ${direct ? "on the runtime's own port" : "through wrangler's proxy"}), ${CROWD_WRITES} writes (after 3 untimed) one at a time, each waiting up to 15 s for every watcher:`);
-  const m = await watchRound(target, size, { writes: CROWD_WRITES, waitMs: 15_000, openMs: 120_000, progress: true });
+  const m = await watchRound(relayTarget, size, { writes: CROWD_WRITES, waitMs: 15_000, openMs: 120_000, progress: true });
   console.log(`  ${m.writes} writes × ${size} watchers: ${m.writes * size - m.missed} deliveries, delivery p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, first p50 ${ms(m.firstP50)}, write ack p50 ${ms(m.ackP50)}`);
   console.log(`  missed deliveries: ${m.missed}${m.duplicates ? `, duplicated: ${m.duplicates}` : ""}`);
   if (m.missed > 0 || m.duplicates > 0) throw new Error(`${size} watchers: ${m.missed} missed and ${m.duplicates} duplicated deliveries (goal: none)`);

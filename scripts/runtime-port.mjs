@@ -4,8 +4,8 @@
 // about seven descriptors in the proxy (a socket each way and pipes) and one in the
 // runtime, so 5,000 sockets do not fit a 20,000 `ulimit -n` through the proxy, and do when
 // opened on the runtime's port directly. Found by listing the loopback ports the workerd
-// processes under the relay listen on (/proc: Linux only) and asking each, other than the
-// proxy's, for the relay's status route.
+// processes under the Worker's wrangler listen on (/proc: Linux only) and asking each,
+// other than the proxy's, what the proxy answers.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { workerdPids } from "./soak-probe.mjs";
 
@@ -34,22 +34,27 @@ function listeningLoopbackPorts(inodes) {
 }
 
 /**
- * The port on which the runtime under the relay process `rootPid` answers the relay
- * directly, or null (not Linux, or no port answered as the relay on `proxyPort` does).
+ * The port on which the runtime under the Worker process `rootPid` answers directly: the
+ * one, other than the proxy's, that answers GET `probePath` with 200 and the same body as
+ * the proxy does. Null when there is none (not Linux, or nothing answered alike).
  */
-export async function runtimePort(rootPid, proxyPort) {
+export async function runtimePort(rootPid, proxyPort, probePath) {
+  const answer = async (port) => {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(3_000) });
+      return res.ok ? await res.text() : null;
+    } catch {
+      return null;
+    }
+  };
   let candidates;
   try {
     candidates = workerdPids(rootPid).flatMap((pid) => listeningLoopbackPorts(socketInodes(pid))).filter((port) => port !== proxyPort);
   } catch {
     return null;
   }
-  for (const port of candidates) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/auth/status`, { signal: AbortSignal.timeout(3_000) });
-      const body = await res.json().catch(() => null);
-      if (res.ok && body && typeof body === "object" && "magic_link" in body) return port;
-    } catch { /* not this one */ }
-  }
+  const expected = await answer(proxyPort);
+  if (expected === null) return null;
+  for (const port of candidates) if ((await answer(port)) === expected) return port;
   return null;
 }
