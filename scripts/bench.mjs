@@ -749,7 +749,7 @@ async function main() {
   const migrations = (performance.now() - migrating) / 1000;
   const relaySpawned = performance.now();
   const relay = { ...await startRelay({
-    port: relayPort, inspectorPort, persistTo: relayState, stdio: "pipe", migrate: false,
+    port: relayPort, inspectorPort, persistTo: relayState, stdio: "pipe", migrate: false, testScheduled: false,
     // A profile names functions only when the bundle keeps them (the figures then come from
     // the unminified Worker too, which the profile run says).
     minify: !PROFILE,

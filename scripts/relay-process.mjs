@@ -99,8 +99,11 @@ function configWithBrowser() {
  *
  * `minify: false` serves the Worker unminified, so a CPU profile names our functions.
  * `migrate: false` skips applying the D1 migrations (the caller has, and timed it apart).
+ * `testScheduled: false` leaves out wrangler's `/__scheduled` route (a cron run on request),
+ * whose wrapper otherwise parses every request's URL once more: the benchmark's bare Worker
+ * has no such wrapper either.
  */
-export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true, minify = true, migrate = true } = {}) {
+export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", timeoutMs = 60_000, inspectorPort = 0, ownGroup = true, browser = true, minify = true, migrate = true, testScheduled = true } = {}) {
   port ??= await freePort();
   persistTo ??= path.join(root, ".wrangler", "state");
   if (migrate) applyMigrations(persistTo, { stdio: stdio === "inherit" ? "inherit" : "ignore" });
@@ -109,7 +112,7 @@ export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", t
   const configArgs = browserConfig ? ["--config", browserConfig] : [];
   const child = spawn(process.execPath, [
     wrangler, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
-    "--persist-to", persistTo, "--show-interactive-dev-session=false", "--test-scheduled", ...(minify ? [] : ["--minify=false"]), ...configArgs, ...varArgs,
+    "--persist-to", persistTo, "--show-interactive-dev-session=false", ...(testScheduled ? ["--test-scheduled"] : []), ...(minify ? [] : ["--minify=false"]), ...configArgs, ...varArgs,
   ], { cwd: root, env: quietEnv, stdio: ["ignore", stdio, stdio], detached: ownGroup });
 
   let output = "";
