@@ -11,8 +11,8 @@
 //   (b) write → watcher delivery latency with 1, 100 and 1,000 feed sockets, beside the
 //       write's own HTTP round trip; then 5,000 sockets on one app (relay only), every
 //       watcher's receipt of every write counted: "missed deliveries: 0" or the bench fails.
-//       The sockets, the relay's and the bare ones, connect to each runtime's own port past
-//       wrangler's dev proxy (scripts/runtime-port.mjs), which production does not have
+//       The sockets and the writes, the relay's and the bare ones, go to each runtime's own
+//       port past wrangler's dev proxy (scripts/runtime-port.mjs), which production does not have
 //   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
 //       bare SELECT of 1,000 rows from the baseline
 //   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
@@ -335,6 +335,11 @@ function directConnection(target) {
   return target.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: target.socketPort }) } : {};
 }
 
+/** Where a request to `target` goes: its runtime's own port when it has one, with the Host wrangler answers on. */
+function directRequest(target) {
+  return target.socketPort ? { port: target.socketPort, host: `localhost:${target.port}` } : { port: target.port };
+}
+
 /** Opens one feed socket, subscribes from the head, resolves once caught up (within `timeoutMs`). */
 function openWatcher(relay, app, onEntries, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
@@ -389,20 +394,20 @@ async function benchWatchers(relayProxied, app, baselineProxied) {
     {
       name: "relay",
       open: (onEntries, timeoutMs) => openWatcher(relay, app, onEntries, timeoutMs),
-      write: (n) => request({ port: relay.port, method: "POST", path: `/v1/apps/${app.appId}/collections/pings`, headers: app.auth, json: { data: { title: "ping", n } } }),
+      write: (n) => request({ ...directRequest(relay), method: "POST", path: `/v1/apps/${app.appId}/collections/pings`, headers: app.auth, json: { data: { title: "ping", n } } }),
       created: 201,
     },
     {
       name: "bare",
       open: (onEntries) => openBareWatcher(baseline, onEntries),
-      write: (n) => request({ port: baseline.port, method: "POST", path: "/rows", json: { title: "ping", n } }),
+      write: (n) => request({ ...directRequest(baseline), method: "POST", path: "/rows", json: { title: "ping", n } }),
       created: 201,
     },
   ];
   console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size, one at a time; latency from sending the POST to the frame's arrival at each watcher.`);
   console.log("    \"bare\" is the baseline DO sending one frame to every socket after its insert: the floor this machine, wrangler dev and one client reading every socket set.");
   const where = (t) => (t.socketPort ? "on its runtime's own port" : "through wrangler's proxy");
-  console.log(`    Sockets: the relay's ${where(relay)}, the bare one's ${where(baseline)}; the writes go through wrangler's proxy.`);
+  console.log(`    Sockets and writes: the relay's ${where(relay)}, the bare one's ${where(baseline)}.`);
   const rows = [["watchers", "target", "deliveries", "first p50", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / bare p99", "goal"]];
   const results = [];
   for (const size of [...WATCHERS].sort((a, b) => a - b)) {
