@@ -1,7 +1,9 @@
-// Imports that decide the Worker's size and what every isolate of it loads. zod's `z` export is a namespace object holding
-// every export (its 40-odd error-message locales among them, about 360 KiB), and a bundler
-// must keep all of it once `z` itself is imported; `import * as z` lets it keep only what
-// the code uses. One named import anywhere brings the whole of it back.
+// Imports that decide the Worker's size and what every isolate of it loads. zod's `z`
+// export is a namespace object holding every export (its 40-odd error-message locales
+// among them, about 360 KiB), and a bundler must keep all of it once `z` itself is
+// imported; `import * as z` lets it keep only what the code uses. One named import
+// anywhere brings the whole of it back. The MCP SDK, the OAuth provider and file-type are
+// loaded on first use, and a static import anywhere would load them with the Worker again.
 import { readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { root, sourceFiles } from "./source-files";
@@ -33,7 +35,7 @@ function staticImports(path: string): string[] {
 }
 
 describe("the Worker's imports", () => {
-  it("load the MCP SDK and the OAuth provider on first use, never with the Worker", () => {
+  it("load the MCP SDK, the OAuth provider and file-type on first use, never with the Worker", () => {
     const files = ["src", "durable-objects", "workers"].flatMap(sources);
     const lazyEntry = LAZY_ENTRY.replace(/\.ts$/, "");
     const offenders = files.flatMap((path) => {
@@ -46,7 +48,6 @@ describe("the Worker's imports", () => {
     // The check sees imports at all: the lazy entry's own are found.
     expect(staticImports(`${root}/${LAZY_ENTRY}`)).toContain("@modelcontextprotocol/server");
   });
-
 
   it("take zod as a namespace (import * as z), never its `z` object", () => {
     const offenders = ["src", "durable-objects", "workers"].flatMap(sources)
