@@ -1,8 +1,9 @@
 /**
  * `column IN (the list)` with the whole list bound as one JSON array (SQLite's json_each),
  * for lists whose length the caller does not bound well under 100: D1 and a Durable
- * Object's SQLite take at most 100 bound parameters a statement, where drizzle's `inArray` binds one per element (the local
- * runtime does not enforce the limit, so only production would refuse the statement).
+ * Object's SQLite take at most 100 bound parameters a statement, where drizzle's `inArray`
+ * binds one per element (the local runtime does not enforce the limit, so only production
+ * would refuse the statement).
  */
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 

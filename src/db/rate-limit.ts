@@ -1,8 +1,9 @@
 /**
- * Fixed-window counters in D1, one upsert per hit (or per group of hits counted together): the per-IP limiter of the identity and
- * invitation routes, the daily per-owner cap on invitation mail
- * (`apps/invite-mail-cap.ts`), and the hourly webhook and ingest caps per app. Accurate across isolates (unlike an in-memory counter) and
- * cheap enough for routes that are called a handful of times per agent.
+ * Fixed-window counters in D1, one upsert per hit (or per group of hits counted together):
+ * the per-IP limiter of the identity and invitation routes, the daily per-owner cap on
+ * invitation mail (`apps/invite-mail-cap.ts`), and the hourly webhook and ingest caps per
+ * app. Accurate across isolates (unlike an in-memory counter) and cheap enough for routes
+ * that are called a handful of times per agent.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
