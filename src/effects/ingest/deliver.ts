@@ -82,9 +82,14 @@ async function claim(env: Env, input: DeliveryInput, value: string, now: number)
   if (inserted.length) return { id, claimed: true };
   const holder = (await d.select().from(ingestDeliveries).where(and(eq(ingestDeliveries.hookId, input.hook.id), eq(ingestDeliveries.dedupeValue, value))).limit(1))[0];
   if (!holder || holder.status !== "processing") return null;
-  const taken = await d.update(ingestDeliveries).set({ claimedAt: now, payload: input.rawBody, source: input.source })
+  const takeOver = d.update(ingestDeliveries).set({ claimedAt: now, payload: input.rawBody, source: input.source })
     .where(and(eq(ingestDeliveries.id, holder.id), eq(ingestDeliveries.status, "processing"), eq(ingestDeliveries.claimedAt, holder.claimedAt)))
     .returning({ id: ingestDeliveries.id });
+  // A live delivery that takes a claim over is a live arrival like one that inserts it:
+  // it counts against the hourly brake when its takeover is the one that held.
+  const [taken] = input.source === "live"
+    ? await d.batch([takeOver, countLiveDelivery(d, input.app.id, holder.id, now, and(eq(ingestDeliveries.claimedAt, now), eq(ingestDeliveries.source, "live")))])
+    : [await takeOver];
   return taken.length ? { id: holder.id, claimed: true } : null;
 }
 

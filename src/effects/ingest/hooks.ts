@@ -5,7 +5,7 @@
  * returns), found by the receive route by id and secret, listed for the owner with their
  * delivery counts, and rotated (a new URL secret; the old URL is dead at once).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { config } from "../../config";
 import { db, preparedPerBinding, type Db } from "../../db/client";
 import { countHitIfRowStatement, hitsSoFar, windowStartOf } from "../../db/rate-limit";
@@ -64,13 +64,14 @@ export function hookSyncStatements(env: Env, appId: string, manifest: CompiledMa
 const LIVE_DELIVERIES_BUCKET = "ingest-app:";
 
 /**
- * The statement that counts a live delivery's journal entry `entryId` in its app's hour,
- * if the entry is there as it runs: it follows the entry's insert in one batch, so a claim
- * that met a conflict counts nothing. A counter read in one row, where counting the hour's
- * journal entries read up to the cap's worth on every delivery.
+ * The statement that counts a live delivery in its app's hour, if its journal entry
+ * `entryId` is there as it runs (and matches `also`, when given): it follows the statement
+ * that claims the entry, in one batch, so a claim that met a conflict counts nothing. A
+ * counter read in one row, where counting the hour's journal entries read up to the cap's
+ * worth on every delivery.
  */
-export function countLiveDelivery(d: Db, appId: string, entryId: string, now: number) {
-  return countHitIfRowStatement(d, `${LIVE_DELIVERIES_BUCKET}${appId}`, windowStartOf(now, HOUR_MS / 1000), ingestDeliveries, eq(ingestDeliveries.id, entryId));
+export function countLiveDelivery(d: Db, appId: string, entryId: string, now: number, also?: SQL) {
+  return countHitIfRowStatement(d, `${LIVE_DELIVERIES_BUCKET}${appId}`, windowStartOf(now, HOUR_MS / 1000), ingestDeliveries, and(eq(ingestDeliveries.id, entryId), also)!);
 }
 
 /**

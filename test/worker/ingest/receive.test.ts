@@ -167,6 +167,21 @@ describe("inbound hook receive", { timeout: 60_000 }, () => {
     expect(usage.totals.ingest_deliveries).toBe(3);
   });
 
+  it("a live delivery that takes over a backfill's claim left processing counts against the hourly cap", async () => {
+    const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "title" }, dedupeKey: "id" }]);
+    const { url } = await t.hook("h");
+    const hookId = pathOf(url).split("/")[3];
+    // A backfill that died mid-body: its claim is in the journal, still processing, and counts nothing.
+    await env.DB.prepare(
+      "INSERT INTO ingest_deliveries (id, app_id, hook_id, hook_name, source, status, dedupe_key, dedupe_value, payload, created_at, claimed_at) VALUES (?1, ?2, ?3, 'h', 'backfill', 'processing', 'id', '1', ?4, ?5, ?6)",
+    ).bind("ind_deadbackfillclaim01", t.appId, hookId, JSON.stringify({ id: 1, title: "backfilled" }), new Date().toISOString(), Date.now()).run();
+    const capped = { INGEST_APP_HOURLY_CAP: "1" };
+    await json(await callWith(capped, pathOf(url), { method: "POST", json: { id: 1, title: "live re-send" } }), 200);
+    expect((await t.deliveries()).map((entry) => `${entry.id}:${entry.source}:${entry.status}`)).toEqual(["ind_deadbackfillclaim01:live:accepted"]);
+    await expectError(await callWith(capped, pathOf(url), { method: "POST", json: { id: 2, title: "over" } }), 429, "rate_limited");
+    expect(await t.rows()).toHaveLength(1);
+  });
+
   it("503 when the app is at its storage quota, journaled failed (retryable)", async () => {
     const t = await deployIngest([{ name: "h", collection: "issues", map: { title: "t" } }]);
     const { url } = await t.hook("h");
