@@ -1,13 +1,15 @@
 /**
- * A D1 binding whose use can be watched: each parameter list bound, each statement run on
- * its own and each batch are reported to an observer, and the real binding does the work.
- * Development mode holds statements to Cloudflare's limits through it
- * (production-limits.ts); tests count round trips with it. Batches are handed the binding's
- * own statements, never the watched wrappers, so the runtime sees what it made.
+ * A D1 binding whose use can be watched: each statement prepared, each parameter list
+ * bound, each statement run on its own and each batch are reported to an observer, and the
+ * real binding does the work. Development mode holds statements to Cloudflare's limits
+ * through it (production-limits.ts); tests count round trips with it. Batches are handed
+ * the binding's own statements, never the watched wrappers, so the runtime sees what it made.
  */
 export interface D1Observer {
-  /** `count` parameters bound to `query`; may throw to refuse the statement. */
-  bound?(count: number, query: string): void;
+  /** `query` prepared; may throw to refuse it. */
+  prepared?(query: string): void;
+  /** `params` bound to `query`; may throw to refuse the statement. */
+  bound?(params: unknown[], query: string): void;
   /** A statement run on its own (all, raw, first, run). */
   ran?(): void;
   /** A batch of statements, one trip. */
@@ -26,7 +28,7 @@ export function observedD1(database: D1Database, observer: D1Observer): D1Databa
         const method = value as (...args: unknown[]) => unknown;
         if (property === "bind") {
           return (...params: unknown[]) => {
-            observer.bound?.(params.length, query);
+            observer.bound?.(params, query);
             return watched(method.apply(target, params) as D1PreparedStatement, query);
           };
         }
@@ -42,7 +44,12 @@ export function observedD1(database: D1Database, observer: D1Observer): D1Databa
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== "function") return value;
       const method = value as (...args: unknown[]) => unknown;
-      if (property === "prepare") return (query: string) => watched(method.call(target, query) as D1PreparedStatement, query);
+      if (property === "prepare") {
+        return (query: string) => {
+          observer.prepared?.(query);
+          return watched(method.call(target, query) as D1PreparedStatement, query);
+        };
+      }
       if (property === "batch") {
         return (statements: D1PreparedStatement[]) => {
           observer.batched?.();

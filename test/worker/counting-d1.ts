@@ -21,7 +21,7 @@ export function countingD1(): CountingD1 {
   let batches = 0;
   let mostBound = 0;
   const DB = observedD1(env.DB, {
-    bound: (count) => { mostBound = Math.max(mostBound, count); },
+    bound: (params) => { mostBound = Math.max(mostBound, params.length); },
     ran: () => { statements += 1; },
     batched: () => { batches += 1; },
   });
