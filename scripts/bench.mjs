@@ -3,16 +3,18 @@
 // Object (bench/baseline/). Figures are printed, never asserted. Every request stays on
 // loopback; every loop is bounded; every process started here is stopped on the way out.
 //
-//   (a) authenticated, validated row creates per second over HTTP against one app, beside
-//       bare Worker→DO→SQLite inserts driven by the same client at the same concurrency,
-//       both with the request forwarded to the object and as an RPC call; the ratio is
-//       taken against the faster; beside each, the server CPU a create cost (the workerd
-//       processes' CPU time over the run, scripts/bench-cpu.mjs; Linux only)
+//   (a) authenticated, validated row creates per second over HTTP against one app at 10
+//       and 50 connections, beside bare Worker→DO→SQLite inserts driven by the same client
+//       at the same concurrency, both with the request forwarded to the object and as an
+//       RPC call; the ratio is taken against the faster; beside each, the server CPU a
+//       create cost (the workerd processes' CPU time over the run, scripts/bench-cpu.mjs;
+//       Linux only)
 //   (b) write → watcher delivery latency with 1, 100 and 1,000 feed sockets, beside the
 //       write's own HTTP round trip; then 5,000 sockets on one app (relay only), every
 //       watcher's receipt of every write counted: "missed deliveries: 0" or the bench fails.
-//       The sockets and the writes, the relay's and the bare ones, go to each runtime's own
-//       port past wrangler's dev proxy (scripts/runtime-port.mjs), which production does not have
+//   (a), (b) and (c) send their requests and sockets, the relay's and the bare ones, to
+//       each runtime's own port past wrangler's dev proxy (scripts/runtime-port.mjs), which
+//       production does not have
 //   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
 //       bare SELECT of 1,000 rows from the baseline
 //   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
@@ -34,7 +36,7 @@
 //   (j) size and start: the gzipped bundle `wrangler deploy --dry-run` would upload, and
 //       spawn → first answered request, for the relay and the baseline (scripts/bench-size.mjs)
 //
-// Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY (16), BENCH_ROUNDS (2),
+// Knobs (environment): BENCH_CREATES (2000), BENCH_CONCURRENCY ("10,50"), BENCH_ROUNDS (3),
 // BENCH_WATCHERS ("1,100,1000"), BENCH_WATCH_WRITES (200: a p99 of 50 is their slowest one),
 // BENCH_WATCH_WARMUP (25 untimed writes first), BENCH_CROWD (5000 sockets; 0 skips
 // that run), BENCH_CROWD_WRITES (20), BENCH_LIST_ROWS (1000),
@@ -76,8 +78,10 @@ function knob(name, fallback) {
 }
 
 const CREATES = knob("BENCH_CREATES", 2000);
-const CONCURRENCY = knob("BENCH_CONCURRENCY", 16);
-const ROUNDS = knob("BENCH_ROUNDS", 2);
+/** (a)'s connection counts (the issue's 10 and 50); (c) fills its list at the first. */
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? "10,50").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+const CONCURRENCY = CONCURRENCIES[0] ?? 10;
+const ROUNDS = knob("BENCH_ROUNDS", 3);
 const WATCHERS = (process.env.BENCH_WATCHERS ?? "1,100,1000").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 const WATCH_WRITES = knob("BENCH_WATCH_WRITES", 200);
 // Untimed writes before the timed ones, for both targets: right after a round's sockets
@@ -163,7 +167,9 @@ async function startBaseline(hookTarget, inspectorPort) {
 // ---------------------------------------------------------------------------------------
 // One HTTP client for everything: node:http with keep-alive, on loopback only.
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// workerd closes a keep-alive connection after 5 s idle; a request written to one just as
+// it closes fails ("socket hang up"). The client drops its idle sockets sooner, at 4 s.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** { port, host?, method?, path, headers?, json? | raw? (a Buffer sent as it is) } → { status, headers, text, bytes, json() } */
@@ -274,7 +280,8 @@ async function setUpApp(port) {
 // (a) creates per second
 
 async function benchCreates(relay, app, baseline) {
-  console.log(`\n(a) row creates per second: ${CREATES} creates × ${ROUNDS} rounds at concurrency ${CONCURRENCY}`);
+  console.log(`\n(a) row creates per second: ${CREATES} creates × ${ROUNDS} rounds at ${CONCURRENCIES.join(" and ")} connections`);
+  console.log(`    Requests: the relay's ${whereSent(relay)}, the bare ones ${whereSent(baseline)}.`);
   const relayPath = `/v1/apps/${app.appId}/collections/items`;
   const created = (what, res) => {
     if (res.status !== 201) throw new Error(`${what} answered ${res.status}: ${res.text.slice(0, 300)}`);
@@ -284,44 +291,49 @@ async function benchCreates(relay, app, baseline) {
   const bareCpu = serverCpu(baseline.child.pid);
   const relayCpu = serverCpu(relay.child.pid);
   const targets = {
-    fetch: { label: "bare insert, request forwarded (stub.fetch)", cpu: bareCpu, run: async (i) => created("baseline insert", await request({ port: baseline.port, method: "POST", path: "/rows", json: item(i) })) },
-    rpc: { label: "bare insert, RPC call (as the relay calls)", cpu: bareCpu, run: async (i) => created("baseline RPC insert", await request({ port: baseline.port, method: "POST", path: "/rows/rpc", json: item(i) })) },
-    relay: { label: "relay: auth + validate + create", cpu: relayCpu, run: async (i) => created("relay create", await request({ port: relay.port, method: "POST", path: relayPath, headers: app.auth, json: { data: item(i) } })) },
+    fetch: { label: "bare insert, request forwarded (stub.fetch)", cpu: bareCpu, run: async (i) => created("baseline insert", await request({ ...directRequest(baseline), method: "POST", path: "/rows", json: item(i) })) },
+    rpc: { label: "bare insert, RPC call (as the relay calls)", cpu: bareCpu, run: async (i) => created("baseline RPC insert", await request({ ...directRequest(baseline), method: "POST", path: "/rows/rpc", json: item(i) })) },
+    relay: { label: "relay: auth + validate + create", cpu: relayCpu, run: async (i) => created("relay create", await request({ ...directRequest(relay), method: "POST", path: relayPath, headers: app.auth, json: { data: item(i) } })) },
   };
   const names = Object.keys(targets);
-  // Warm every target (module load, DO start, SQLite file, keep-alive sockets).
-  const warm = Math.min(200, CREATES);
-  for (const name of names) await drive(warm, CONCURRENCY, targets[name].run);
-  const rates = Object.fromEntries(names.map((name) => [name, []]));
-  const cpus = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    // Rotate which goes first so none always runs on a warmer machine.
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(round + k) % names.length];
-      const cpuBefore = targets[name].cpu?.();
-      const wall = await drive(CREATES, CONCURRENCY, targets[name].run);
-      rates[name].push((CREATES / wall) * 1000);
-      if (cpuBefore !== undefined) cpus[name].push((targets[name].cpu() - cpuBefore) / CREATES);
+  const results = [];
+  for (const concurrency of CONCURRENCIES) {
+    // Warm every target (module load, DO start, SQLite file, keep-alive sockets).
+    const warm = Math.min(200, CREATES);
+    for (const name of names) await drive(warm, concurrency, targets[name].run);
+    const rates = Object.fromEntries(names.map((name) => [name, []]));
+    const cpus = Object.fromEntries(names.map((name) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate which goes first so none always runs on a warmer machine.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length];
+        const cpuBefore = targets[name].cpu?.();
+        const wall = await drive(CREATES, concurrency, targets[name].run);
+        rates[name].push((CREATES / wall) * 1000);
+        if (cpuBefore !== undefined) cpus[name].push((targets[name].cpu() - cpuBefore) / CREATES);
+      }
     }
+    const best = (xs) => Math.max(...xs);
+    const least = (xs) => Math.min(...xs);
+    const bare = Math.max(best(rates.fetch), best(rates.rpc));
+    const ratio = best(rates.relay) / bare;
+    const measuredCpu = cpus.relay.length > 0;
+    console.log(`  ${concurrency} connections:`);
+    table([
+      ["target", ...rates.relay.map((_, i) => `round ${i + 1}`), "best", ...(measuredCpu ? ["server CPU per create (least)"] : [])],
+      ...names.map((name) => [targets[name].label, ...rates[name].map((r) => `${r.toFixed(0)}/s`), `${best(rates[name]).toFixed(0)}/s`,
+        ...(measuredCpu ? [`${least(cpus[name]).toFixed(2)} ms`] : [])]),
+    ]);
+    console.log(`  ratio relay/bare at ${concurrency}: ${ratio.toFixed(2)} against the faster bare insert (goal ≥ 1.0) ${ratio >= 1 ? "met" : "not met"}; ` +
+      `${(best(rates.relay) / best(rates.fetch)).toFixed(2)} against the forwarded request`);
+    if (measuredCpu) {
+      const cpuRatio = least(cpus.relay) / Math.min(least(cpus.fetch), least(cpus.rpc));
+      console.log(`  server CPU per create relay/bare at ${concurrency}: ${cpuRatio.toFixed(2)} against the cheaper bare insert (goal ≤ 1.25) ${cpuRatio <= 1.25 ? "met" : "not met"}`);
+    }
+    results.push({ concurrency, relay: best(rates.relay), baseline: bare, ratio });
   }
-  const best = (xs) => Math.max(...xs);
-  const least = (xs) => Math.min(...xs);
-  const bare = Math.max(best(rates.fetch), best(rates.rpc));
-  const ratio = best(rates.relay) / bare;
-  const measuredCpu = cpus.relay.length > 0;
-  table([
-    ["target", ...rates.relay.map((_, i) => `round ${i + 1}`), "best", ...(measuredCpu ? ["server CPU per create (least)"] : [])],
-    ...names.map((name) => [targets[name].label, ...rates[name].map((r) => `${r.toFixed(0)}/s`), `${best(rates[name]).toFixed(0)}/s`,
-      ...(measuredCpu ? [`${least(cpus[name]).toFixed(2)} ms`] : [])]),
-  ]);
-  console.log(`  ratio relay/bare: ${ratio.toFixed(2)} against the faster bare insert (goal ≥ 1.0) ${ratio >= 1 ? "met" : "not met"}; ` +
-    `${(best(rates.relay) / best(rates.fetch)).toFixed(2)} against the forwarded request`);
-  if (measuredCpu) {
-    const cpuRatio = least(cpus.relay) / Math.min(least(cpus.fetch), least(cpus.rpc));
-    console.log(`  server CPU per create relay/bare: ${cpuRatio.toFixed(2)} against the cheaper bare insert (goal ≤ 1.25) ${cpuRatio <= 1.25 ? "met" : "not met"}`);
-  }
-  if (PROFILE) await profiled(relay.inspectorPort, PROFILE, () => drive(CREATES, CONCURRENCY, targets.relay.run));
-  return { relay: best(rates.relay), baseline: bare, ratio };
+  if (PROFILE) await profiled(relay.inspectorPort, PROFILE, () => drive(CREATES, CONCURRENCIES[0], targets.relay.run));
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -342,6 +354,11 @@ const closedWatchers = [];
  */
 function directConnection(target) {
   return target.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: target.socketPort }) } : {};
+}
+
+/** Says where requests to `target` go, for the tables' headings. */
+function whereSent(target) {
+  return target.socketPort ? "on its runtime's own port" : "through wrangler's proxy";
 }
 
 /** Where a request to `target` goes: its runtime's own port when it has one, with the Host wrangler answers on. */
@@ -396,9 +413,7 @@ function openBareWatcher(baseline, onEntries) {
   });
 }
 
-async function benchWatchers(relayProxied, app, baselineProxied) {
-  const relay = { ...relayProxied, socketPort: await runtimePort(relayProxied.child.pid, relayProxied.port, "/v1/auth/status") };
-  const baseline = { ...baselineProxied, socketPort: await runtimePort(baselineProxied.child.pid, baselineProxied.port, "/health") };
+async function benchWatchers(relay, app, baseline) {
   const targets = [
     {
       name: "relay",
@@ -415,8 +430,7 @@ async function benchWatchers(relayProxied, app, baselineProxied) {
   ];
   console.log(`\n(b) write → watcher delivery: ${WATCH_WRITES} timed writes per size after ${WATCH_WARMUP} untimed, one at a time; latency from sending the POST to the frame's arrival at each watcher.`);
   console.log("    \"bare\" is the baseline DO sending one frame to every socket after its insert: the floor this machine, wrangler dev and one client reading every socket set.");
-  const where = (t) => (t.socketPort ? "on its runtime's own port" : "through wrangler's proxy");
-  console.log(`    Sockets and writes: the relay's ${where(relay)}, the bare one's ${where(baseline)}.`);
+  console.log(`    Sockets and writes: the relay's ${whereSent(relay)}, the bare one's ${whereSent(baseline)}.`);
   const rows = [["watchers", "target", "deliveries", "first p50", "delivery p50", "delivery p99", "write ack p50", "write ack p99", "p99 / bare p99", "goal"]];
   const results = [];
   for (const size of [...WATCHERS].sort((a, b) => a - b)) {
@@ -558,18 +572,18 @@ async function benchList(relay, app, baseline) {
   console.log(`\n(c) list ${LIST_ROWS} rows with where + sort, ${LIST_RUNS} runs each (after 3 warm-up runs)`);
   const B = `/v1/apps/${app.appId}/collections/docs`;
   await drive(LIST_ROWS, CONCURRENCY, async (i) => {
-    expectStatus(await request({ port: relay.port, method: "POST", path: B, headers: app.auth, json: { data: { title: `doc ${i}`, n: i, tag: "a", t: Math.random() } } }), 201, "seed row");
+    expectStatus(await request({ ...directRequest(relay), method: "POST", path: B, headers: app.auth, json: { data: { title: `doc ${i}`, n: i, tag: "a", t: Math.random() } } }), 201, "seed row");
   });
   // The baseline holds what (a) inserted; top it up when (a) ran with fewer creates.
-  const held = expectStatus(await request({ port: baseline.port, path: `/rows?limit=${LIST_ROWS}` }), 200, "baseline count").json().rows.length;
+  const held = expectStatus(await request({ ...directRequest(baseline), path: `/rows?limit=${LIST_ROWS}` }), 200, "baseline count").json().rows.length;
   await drive(LIST_ROWS - held, CONCURRENCY, async (i) => {
-    expectStatus(await request({ port: baseline.port, method: "POST", path: "/rows", json: { title: `doc ${i}`, n: i, tag: "a" } }), 201, "baseline row");
+    expectStatus(await request({ ...directRequest(baseline), method: "POST", path: "/rows", json: { title: `doc ${i}`, n: i, tag: "a" } }), 201, "baseline row");
   });
   const q = encodeURIComponent(JSON.stringify({ where: [{ field: "tag", op: "eq", value: "a" }, { field: "n", op: "gte", value: 0 }], sort: [{ field: "t", dir: "desc" }] }));
   const variants = [
-    ["relay: where + sort", { port: relay.port, path: `${B}?limit=${LIST_ROWS}&q=${q}`, headers: app.auth }],
-    ["relay: no where, no sort", { port: relay.port, path: `${B}?limit=${LIST_ROWS}`, headers: app.auth }],
-    ["bare Worker→DO→SQLite SELECT", { port: baseline.port, path: `/rows?limit=${LIST_ROWS}` }],
+    ["relay: where + sort", { ...directRequest(relay), path: `${B}?limit=${LIST_ROWS}&q=${q}`, headers: app.auth }],
+    ["relay: no where, no sort", { ...directRequest(relay), path: `${B}?limit=${LIST_ROWS}`, headers: app.auth }],
+    ["bare Worker→DO→SQLite SELECT", { ...directRequest(baseline), path: `/rows?limit=${LIST_ROWS}` }],
   ];
   const timings = new Map(variants.map(([name]) => [name, []]));
   for (let run = 0; run < LIST_RUNS + 3; run++) {
@@ -789,12 +803,17 @@ async function main() {
   if (runs("j")) starts.heap = { relay: await heapAfterStart(inspectorPort), baseline: await heapAfterStart(baselineInspectorPort) };
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
-  if (runs("a")) await benchCreates(relay, app, baseline);
-  if (runs("b") && (WATCHERS.length || CROWD)) await benchWatchers(relay, app, baseline);
-  if (runs("c")) await benchList(relay, app, baseline);
+  // (a), (b) and (c) go to each runtime's own port, past wrangler's dev proxy (scripts/runtime-port.mjs).
+  const relayDirect = { ...relay, socketPort: await runtimePort(relay.child.pid, relay.port, "/v1/auth/status") };
+  const baselineDirect = { ...baseline, socketPort: await runtimePort(baseline.child.pid, baseline.port, "/health") };
+  if (runs("a") && CONCURRENCIES.length) await benchCreates(relayDirect, app, baselineDirect);
+  if (runs("b") && (WATCHERS.length || CROWD)) await benchWatchers(relayDirect, app, baselineDirect);
+  if (runs("c")) await benchList(relayDirect, app, baselineDirect);
   if (runs("d")) await benchCli(relay);
   if (runs("e") && HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
   if (runs("f") && NOTIFY_WRITES > 0) await benchNotify(relay, app);
+  // (g) stays behind the proxy: on the runtime's own port the relay's ingest POSTs stalled
+  // for seconds at 16 senders while the handler itself was quick (docs/performance.md).
   if (runs("g") && INGEST_CONCURRENCY.length) await benchIngest(relay, app, baseline);
   if (runs("h")) await benchTasks({ request, expectStatus, percentile, ms, table, drive, openBareWatcher, measureDeliveries, manifest }, relay, app, baseline, receiver, { writes: TASK_WRITES, tasks: TASKS });
   if (runs("i") && UPLOAD_SIZES.length) await benchAttachments({ request, expectStatus, percentile, table }, relay, app, baseline, { runs: UPLOAD_RUNS, sizes: UPLOAD_SIZES });
