@@ -356,6 +356,35 @@ function directConnection(target) {
   return target.socketPort ? { createConnection: () => net.connect({ host: "127.0.0.1", port: target.socketPort }) } : {};
 }
 
+/**
+ * Whether `port` answers GET `probePath` with 200 (three tries of 5 s), asked with the Host
+ * wrangler answers on (`hostPort`). After the long (b) rounds on the runtime's own ports,
+ * wrangler's proxy has sat idle for minutes, and in two of five whole runs it then answered
+ * nothing more while the runtime behind it still did.
+ */
+async function answersProbe(port, probePath, hostPort = port) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const answered = await new Promise((resolve) => {
+      const req = http.request({ host: "127.0.0.1", port, path: probePath, agent: false, timeout: 5_000, headers: { host: `localhost:${hostPort}` } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode === 200));
+      });
+      req.on("timeout", () => req.destroy());
+      req.on("error", () => resolve(false));
+      req.end();
+    });
+    if (answered) return true;
+  }
+  return false;
+}
+
+/** Stops a `wrangler dev` and waits (up to 10 s) for it to exit. */
+async function stopped(target) {
+  const exited = target.child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => target.child.once("exit", resolve));
+  target.stop();
+  await Promise.race([exited, sleep(10_000)]);
+}
+
 /** Says where requests to `target` go, for the tables' headings. */
 function whereSent(target) {
   return target.socketPort ? "on its runtime's own port" : "through wrangler's proxy";
@@ -784,30 +813,53 @@ async function main() {
   applyMigrations(relayState, { stdio: "ignore" });
   const migrations = (performance.now() - migrating) / 1000;
   const relaySpawned = performance.now();
-  const relay = { ...await startRelay({
+  const relayOptions = {
     port: relayPort, inspectorPort, persistTo: relayState, stdio: "pipe", migrate: false, testScheduled: false,
     // A profile names functions only when the bundle keeps them (the figures then come from
     // the unminified Worker too, which the profile run says).
     minify: !PROFILE,
     // The per-app quotas would stop a benchmark long before it measures anything.
     vars: { MAX_ROWS_PER_APP: "10000000", MAX_STORAGE_BYTES_PER_APP: "10000000000", INGEST_APP_HOURLY_CAP: "10000000", AGENT_TASKS_APP_HOURLY_CAP: "10000000", MAX_BLOBS_PER_ACCOUNT_BYTES: "100000000000" },
-  }), inspectorPort };
+  };
+  let relay = { ...await startRelay(relayOptions), inspectorPort };
   const starts = { relay: (performance.now() - relaySpawned) / 1000, baseline: 0, migrations };
   cleanups.push(relay.stop);
   const receiver = await startHookReceiver();
   cleanups.push(() => { void receiver.close(); });
   const baselineSpawned = performance.now();
   const baselineInspectorPort = await freePort();
-  const baseline = await startBaseline(receiver.url, baselineInspectorPort);
+  let baseline = await startBaseline(receiver.url, baselineInspectorPort);
   starts.baseline = (performance.now() - baselineSpawned) / 1000;
   if (runs("j")) starts.heap = { relay: await heapAfterStart(inspectorPort), baseline: await heapAfterStart(baselineInspectorPort) };
   const app = await setUpApp(relay.port);
   console.log(`relay on 127.0.0.1:${relay.port}, baseline on 127.0.0.1:${baseline.port}, app ${app.slug}`);
   // (a), (b) and (c) go to each runtime's own port, past wrangler's dev proxy (scripts/runtime-port.mjs).
-  const relayDirect = { ...relay, socketPort: await runtimePort(relay.child.pid, relay.port, "/v1/auth/status") };
-  const baselineDirect = { ...baseline, socketPort: await runtimePort(baseline.child.pid, baseline.port, "/health") };
+  const direct = async () => [
+    { ...relay, socketPort: await runtimePort(relay.child.pid, relay.port, "/v1/auth/status") },
+    { ...baseline, socketPort: await runtimePort(baseline.child.pid, baseline.port, "/health") },
+  ];
+  let [relayDirect, baselineDirect] = await direct();
   if (runs("a") && CONCURRENCIES.length) await benchCreates(relayDirect, app, baselineDirect);
-  if (runs("b") && (WATCHERS.length || CROWD)) await benchWatchers(relayDirect, app, baselineDirect);
+  if (runs("b") && (WATCHERS.length || CROWD)) {
+    await benchWatchers(relayDirect, app, baselineDirect);
+    // The later sections go through wrangler's proxy; one that stopped answering is started
+    // again on the same state (the runtime behind it is asked first, to say whether it still answers).
+    if (!(await answersProbe(relay.port, "/v1/auth/status"))) {
+      const runtime = relayDirect.socketPort !== null && await answersProbe(relayDirect.socketPort, "/v1/auth/status", relay.port);
+      console.log(`  wrangler's proxy for the relay stopped answering after (b) (its runtime ${runtime ? "still answered" : "did not answer either"}); starting wrangler dev again on the same state`);
+      await stopped(relay);
+      const restartInspector = await freePort();
+      relay = { ...await startRelay({ ...relayOptions, port: await freePort(), inspectorPort: restartInspector }), inspectorPort: restartInspector };
+      cleanups.push(relay.stop);
+      [relayDirect, baselineDirect] = await direct();
+    }
+    if (!(await answersProbe(baseline.port, "/health"))) {
+      console.log("  wrangler's proxy for the baseline stopped answering after (b); starting it again");
+      await stopped(baseline);
+      baseline = await startBaseline(receiver.url, await freePort());
+      [relayDirect, baselineDirect] = await direct();
+    }
+  }
   if (runs("c")) await benchList(relayDirect, app, baselineDirect);
   if (runs("d")) await benchCli(relay);
   if (runs("e") && HOOK_WRITERS.length) await benchWebhooks(relay, app, baseline, receiver);
