@@ -14,7 +14,8 @@
 //       watcher's receipt of every write counted: "missed deliveries: 0" or the bench fails.
 //   (a), (b) and (c) send their requests and sockets, the relay's and the bare ones, to
 //       each runtime's own port past wrangler's dev proxy (scripts/runtime-port.mjs), which
-//       production does not have
+//       production does not have; the later sections go through the proxy, which is asked
+//       after (b) and started again (on the same state) when it no longer answers
 //   (c) list of 1,000 rows with where + sort, beside an unfiltered list of 1,000 and a
 //       bare SELECT of 1,000 rows from the baseline
 //   (d) the CLI's start-up: `service --help` and `service skill version` (one GET to the
