@@ -56,7 +56,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { applyMigrations, freePort, startRelay } from "./relay-process.mjs";
+import { answers, applyMigrations, freePort, startRelay } from "./relay-process.mjs";
 import { profiled } from "./bench-profile.mjs";
 import { runtimePort } from "./runtime-port.mjs";
 import { openInspector } from "./soak-probe.mjs";
@@ -297,6 +297,8 @@ async function benchCreates(relay, app, baseline) {
     relay: { label: "relay: auth + validate + create", cpu: relayCpu, run: async (i) => created("relay create", await request({ ...directRequest(relay), method: "POST", path: relayPath, headers: app.auth, json: { data: item(i) } })) },
   };
   const names = Object.keys(targets);
+  const best = (xs) => Math.max(...xs);
+  const least = (xs) => Math.min(...xs);
   const results = [];
   for (const concurrency of CONCURRENCIES) {
     // Warm every target (module load, DO start, SQLite file, keep-alive sockets).
@@ -314,8 +316,6 @@ async function benchCreates(relay, app, baseline) {
         if (cpuBefore !== undefined) cpus[name].push((targets[name].cpu() - cpuBefore) / CREATES);
       }
     }
-    const best = (xs) => Math.max(...xs);
-    const least = (xs) => Math.min(...xs);
     const bare = Math.max(best(rates.fetch), best(rates.rpc));
     const ratio = best(rates.relay) / bare;
     const measuredCpu = cpus.relay.length > 0;
@@ -358,24 +358,12 @@ function directConnection(target) {
 }
 
 /**
- * Whether `port` answers GET `probePath` with 200 (three tries of 5 s), asked with the Host
- * wrangler answers on (`hostPort`). After the long (b) rounds on the runtime's own ports,
- * wrangler's proxy has sat idle for minutes, and in two of five whole runs it then answered
- * nothing more while the runtime behind it still did.
+ * Whether `port` answers GET `probePath` within three tries of 5 s. After the long (b)
+ * rounds on the runtime's own ports, wrangler's proxy has sat idle for minutes, and in two
+ * of five whole runs it then answered nothing more while the runtime behind it still did.
  */
-async function answersProbe(port, probePath, hostPort = port) {
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const answered = await new Promise((resolve) => {
-      const req = http.request({ host: "127.0.0.1", port, path: probePath, agent: false, timeout: 5_000, headers: { host: `localhost:${hostPort}` } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode === 200));
-      });
-      req.on("timeout", () => req.destroy());
-      req.on("error", () => resolve(false));
-      req.end();
-    });
-    if (answered) return true;
-  }
+async function answersSoon(port, probePath) {
+  for (let attempt = 0; attempt < 3; attempt++) if (await answers(port, 5_000, probePath)) return true;
   return false;
 }
 
@@ -585,7 +573,7 @@ async function crowdRound(relay, relayTarget) {
     console.log(`\n    ${CROWD} watchers need about ${CROWD * perSocket + 2000} open files (${perSocket} per socket${direct ? "" : " through wrangler's proxy"}); ulimit -n is ${limit} here, so this run takes ${size} (raise the limit for ${CROWD})`);
   }
   if (size < 1) return null;
-  console.log(`\n    ${size} watchers on one app (relay only, ${direct ? "on the runtime's own port" : "through wrangler's proxy"}), ${CROWD_WRITES} writes (after ${CROWD_WARMUP} untimed) one at a time, each waiting up to 15 s for every watcher:`);
+  console.log(`\n    ${size} watchers on one app (relay only, ${whereSent(relay)}), ${CROWD_WRITES} writes (after ${CROWD_WARMUP} untimed) one at a time, each waiting up to 15 s for every watcher:`);
   const m = await watchRound(relayTarget, size, { writes: CROWD_WRITES, warmup: CROWD_WARMUP, waitMs: 15_000, openMs: 120_000, progress: true });
   console.log(`  ${m.writes} writes × ${size} watchers: ${m.writes * size - m.missed} deliveries, delivery p50 ${ms(m.p50)}, p99 ${ms(m.p99)}, first p50 ${ms(m.firstP50)}, write ack p50 ${ms(m.ackP50)}`);
   console.log(`  missed deliveries: ${m.missed}${m.duplicates ? `, duplicated: ${m.duplicates}` : ""}`);
@@ -845,8 +833,8 @@ async function main() {
     await benchWatchers(relayDirect, app, baselineDirect);
     // The later sections go through wrangler's proxy; one that stopped answering is started
     // again on the same state (the runtime behind it is asked first, to say whether it still answers).
-    if (!(await answersProbe(relay.port, "/v1/auth/status"))) {
-      const runtime = relayDirect.socketPort !== null && await answersProbe(relayDirect.socketPort, "/v1/auth/status", relay.port);
+    if (!(await answersSoon(relay.port, "/v1/auth/status"))) {
+      const runtime = relayDirect.socketPort !== null && await answersSoon(relayDirect.socketPort, "/v1/auth/status");
       console.log(`  wrangler's proxy for the relay stopped answering after (b) (its runtime ${runtime ? "still answered" : "did not answer either"}); starting wrangler dev again on the same state`);
       await stopped(relay);
       const restartInspector = await freePort();
@@ -854,7 +842,7 @@ async function main() {
       cleanups.push(relay.stop);
       [relayDirect, baselineDirect] = await direct();
     }
-    if (!(await answersProbe(baseline.port, "/health"))) {
+    if (!(await answersSoon(baseline.port, "/health"))) {
       console.log("  wrangler's proxy for the baseline stopped answering after (b); starting it again");
       await stopped(baseline);
       baseline = await startBaseline(receiver.url, await freePort());

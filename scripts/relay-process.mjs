@@ -137,15 +137,15 @@ export async function startRelay({ port, persistTo, vars = {}, stdio = "pipe", t
   throw new Error(`the relay did not answer within ${timeoutMs} ms:\n${output}`);
 }
 
-/** Whether the relay on `port` answers its status route within `timeoutMs`. */
-export async function answers(port, timeoutMs) {
-  return (await probeRelay(port, timeoutMs)) === "answered";
+/** Whether the relay on `port` answers its status route (or `probePath`) within `timeoutMs`. */
+export async function answers(port, timeoutMs, probePath = "/v1/auth/status") {
+  return (await probeRelay(port, timeoutMs, probePath)) === "answered";
 }
 
 /** "answered", "refused" (nothing listens on the port) or "silent" (no answer in time). */
-async function probeRelay(port, timeoutMs) {
+async function probeRelay(port, timeoutMs, probePath = "/v1/auth/status") {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/auth/status`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();
     return res.ok ? "answered" : "silent";
   } catch (err) {

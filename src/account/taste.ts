@@ -8,7 +8,7 @@ import { db } from "../db/client";
 import { tasteNotes } from "../db/taste-schema";
 import { RelayError } from "../errors";
 import { nowIso } from "../auth/tokens";
-import { utf8Bytes } from "../manifest/read";
+import { utf8Bytes } from "../bytes";
 
 export interface TasteView {
   taste: string | null;

@@ -28,6 +28,7 @@ import { externalDestinations, newDestinations, publishRefusals, type Refusal } 
 import { ensurePublisher } from "./publishers";
 import { markApproved } from "./review";
 import { compareSemver } from "./semver";
+import { utf8Bytes } from "../bytes";
 import { snapshotById, snapshotContent, SNAPSHOT_ID_PREFIX, type SeedRows, type SetupStep, type SnapshotRow } from "./snapshots";
 
 export interface PublishInput {
@@ -116,10 +117,6 @@ function slugFromTitle(title: string): string | null {
   return TEMPLATE_SLUG_PATTERN.test(stem) ? stem : null;
 }
 
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
-
 export async function publishApp(env: Env, human: HumanRow, agentId: string, app: AppRow, input: PublishInput): Promise<PublishAnswer> {
   const cfg = config(env);
   if (!cfg.flags.COMMUNITY_PUBLISH_ENABLED) throw new RelayError("community_publish_disabled", "Publishing templates is turned off on this relay.");
@@ -148,7 +145,7 @@ export async function publishApp(env: Env, human: HumanRow, agentId: string, app
   const seeds = input.attest_example_only === true ? await seedRowsOf(env, app, manifest) : { rows: {}, count: 0 };
   const seedJson = JSON.stringify(seeds.rows);
   const stepsJson = JSON.stringify(steps);
-  const rowJsonBytes = byteLength(seedJson) + byteLength(version.manifestJson) + byteLength(stepsJson);
+  const rowJsonBytes = utf8Bytes(seedJson) + utf8Bytes(version.manifestJson) + utf8Bytes(stepsJson);
   const artifactBytes = version.documentBytes + rowJsonBytes;
   const limit = Math.min(cfg.limits.MAX_ARTIFACT_BYTES!, version.documentBytes + MAX_SNAPSHOT_ROW_JSON_BYTES);
   if (artifactBytes > limit) {

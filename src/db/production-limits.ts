@@ -12,6 +12,7 @@
  */
 import { config } from "../config";
 import { observedD1 } from "./observed-d1";
+import { utf8Bytes } from "../bytes";
 
 /** Cloudflare's documented limit on parameters bound to one statement (D1 and Durable Object SQLite). */
 export const MAX_BOUND_PARAMETERS = 100;
@@ -20,12 +21,10 @@ export const MAX_STATEMENT_BYTES = 100_000;
 /** Cloudflare's documented limit on one string or BLOB value (and one row), in bytes. */
 export const MAX_VALUE_BYTES = 2_000_000;
 
-const utf8 = new TextEncoder();
-
 /** A string's UTF-8 length, counted only when it could be over `limit` (a UTF-16 unit is at most 3 bytes). */
 function mayExceed(text: string, limit: number): number | null {
   if (text.length * 3 <= limit) return null;
-  const bytes = utf8.encode(text).byteLength;
+  const bytes = utf8Bytes(text);
   return bytes > limit ? bytes : null;
 }
 

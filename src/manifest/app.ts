@@ -3,7 +3,8 @@
  * indexing hints. Its own file because the icon rule (exactly one emoji) needs grapheme
  * segmentation, which nothing else in the grammar does.
  */
-import { at, expectBoolean, expectObject, expectString, fail, onlyKeys, ROOT, utf8Bytes } from "./read";
+import { at, expectBoolean, expectObject, expectString, fail, onlyKeys, ROOT } from "./read";
+import { utf8Bytes } from "../bytes";
 import type { AppIdentity } from "./types";
 
 const PICTOGRAPHIC = /[\p{Extended_Pictographic}\p{Regional_Indicator}]/u;

@@ -11,7 +11,8 @@ import { compileApp } from "./app";
 import { compileCollection, linkServerSet } from "./collections";
 import { buildCsp, compileCapabilities, compileEmbedAncestors, compileHostList } from "./origins";
 import { compileRoles, isRowScoped } from "./permissions";
-import { at, expectBoolean, expectObject, expectString, fail, isObject, onlyKeys, own, ROOT, utf8Bytes } from "./read";
+import { at, expectBoolean, expectObject, expectString, fail, isObject, onlyKeys, own, ROOT } from "./read";
+import { utf8Bytes } from "../bytes";
 import { compileRoutes } from "./routes";
 import { compileAgentTasks, compileIngest, compileNotify, compileSchedules, compileWebhooks, type RuleContext } from "./rules";
 import {

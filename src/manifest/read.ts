@@ -113,10 +113,6 @@ export function expectStringList(
 /** Field names the manifest refers to: simple identifiers, like query field names. */
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
-export function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
-
 /** Deterministic JSON: object keys sorted, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;

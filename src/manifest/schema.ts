@@ -7,7 +7,8 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import { RelayError } from "../errors";
-import { at, fail, isObject, own, utf8Bytes } from "./read";
+import { at, fail, isObject, own } from "./read";
+import { utf8Bytes } from "../bytes";
 import type { CompiledManifest, CompiledSchema, JsonObject, JsonValue } from "./types";
 import { declaredCollection } from "./declared";
 

@@ -13,6 +13,7 @@ import type { JsonValue } from "../../manifest";
 import { recordFlow } from "../../account/usage";
 import { deliver, type DeliveryStatus } from "./deliver";
 import { liveHookByName } from "./hooks";
+import { utf8Bytes } from "../../bytes";
 
 export interface BackfillResult {
   total: number;
@@ -30,7 +31,7 @@ export async function backfill(env: Env, app: AppRow, hookName: string, bodies: 
   const maxBytes = config(env).limits.INGEST_MAX_BODY_BYTES;
   for (const body of bodies) {
     const rawBody = JSON.stringify(body) ?? "null";
-    const bytes = new TextEncoder().encode(rawBody).byteLength;
+    const bytes = utf8Bytes(rawBody);
     const tooLarge = bytes > maxBytes ? { code: "ingest_payload_too_large" as const, message: `The body is ${bytes} bytes, over ${maxBytes}.` } : undefined;
     const outcome = await deliver(env, {
       app: { id: app.id, version: app.currentVersion ?? 1 }, hook, source: "backfill", rawBody: tooLarge ? rawBody.slice(0, 8192) : rawBody, body, headers: null, dedupe: true,
